@@ -1,0 +1,122 @@
+/*
+ * mn-hog - allocate and touch anonymous memory step by step.
+ *
+ * Usage: mn-hog [-s STEP_MIB] [-m MAX_MIB] [-p PAUSE_MS] [-u] [-H SECONDS]
+ *               [-d DEVICE]
+ *
+ *   -s  allocate STEP_MIB per step (default 8); below 64 MiB of free memory
+ *       the step shrinks to 1/4 MiB so that reclaim is reached gently
+ *   -m  stop after MAX_MIB in total (default: no limit)
+ *   -p  pause between steps (default 10 ms)
+ *   -u  stop as soon as DEVICE (default /dev/mem_notify) reads "1", i.e.
+ *       some zone is under memory pressure
+ *   -H  hold the memory for SECONDS before exiting (default 0)
+ *
+ * Prints "reached_mib=<N> pressure=<0|1> ms=<elapsed>" when it stops.
+ * Exit status: 0 stopped normally, 1 error (device, mmap), 2 bad usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static long mem_free_kib(void)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemFree: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+int main(int argc, char **argv)
+{
+	const char *device = "/dev/mem_notify";
+	double step_mib = 8, max_mib = 0, hold = 0, t0;
+	int pause_ms = 10, until_pressure = 0, fd = -1, opt, pressure = 0;
+	double total = 0;
+
+	while ((opt = getopt(argc, argv, "s:m:p:uH:d:")) != -1) {
+		switch (opt) {
+		case 's': step_mib = atof(optarg); break;
+		case 'm': max_mib = atof(optarg); break;
+		case 'p': pause_ms = atoi(optarg); break;
+		case 'u': until_pressure = 1; break;
+		case 'H': hold = atof(optarg); break;
+		case 'd': device = optarg; break;
+		default:
+			fprintf(stderr, "usage: mn-hog [-s STEP_MIB] [-m MAX_MIB] "
+				"[-p PAUSE_MS] [-u] [-H SECONDS] [-d DEVICE]\n");
+			return 2;
+		}
+	}
+	if (step_mib <= 0 || (!until_pressure && max_mib <= 0)) {
+		fprintf(stderr, "mn-hog: need a positive step and -m or -u\n");
+		return 2;
+	}
+	if (until_pressure) {
+		fd = open(device, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "mn-hog: cannot open %s: %s\n", device,
+				strerror(errno));
+			return 1;
+		}
+	}
+
+	t0 = now_ms();
+	while (!max_mib || total < max_mib) {
+		double step = step_mib;
+		size_t len;
+		char *p;
+
+		if (mem_free_kib() >= 0 && mem_free_kib() < 64 * 1024)
+			step = 0.25;
+		if (max_mib && total + step > max_mib)
+			step = max_mib - total;
+		len = (size_t)(step * 1024 * 1024);
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED) {
+			perror("mn-hog: mmap");
+			return 1;
+		}
+		memset(p, 0x5a, len);
+		total += step;
+
+		if (fd >= 0) {
+			char buf[8];
+			ssize_t n = read(fd, buf, sizeof(buf));
+
+			if (n >= 1 && buf[0] == '1') {
+				pressure = 1;
+				break;
+			}
+		}
+		if (pause_ms)
+			usleep(pause_ms * 1000);
+	}
+	printf("reached_mib=%.0f pressure=%d ms=%.0f\n", total, pressure,
+	       now_ms() - t0);
+	fflush(stdout);
+	if (hold > 0)
+		usleep((useconds_t)(hold * 1e6));
+	return 0;
+}

@@ -143,14 +143,17 @@ mn_vm_tail() {
 mn_vm_run() {
 	local kernel='' log='' initrd='' mem=512M smp=2 append='' name=guest
 	local timeout_s=${MEMNOTIFY_VM_TIMEOUT:-300} up_re='Run .* as init process'
-	local console=0 drives=() extra=() n=0 f opts
+	local console=0 drives=() extra=() n=0 opts
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--kernel) kernel=${2:-}; shift 2 ;;
 		--log) log=${2:-}; shift 2 ;;
 		--initrd) initrd=${2:-}; shift 2 ;;
 		--disk|--disk-ro|--disk-snap)
-			[ -n "${2:-}" ] && [ -e "$2" ] || { mn_log "mn_vm_run: $1 ${2:-}: no such file"; return $MN_VM_EUSAGE; }
+			if [ -z "${2:-}" ] || [ ! -e "$2" ]; then
+				mn_log "mn_vm_run: $1 ${2:-}: no such file"
+				return $MN_VM_EUSAGE
+			fi
 			case $1 in
 			--disk) opts= ;;
 			--disk-ro) opts=,readonly=on ;;
@@ -192,6 +195,7 @@ mn_vm_run() {
 	if [ "$MN_VM_ACCEL" = kvm ]; then
 		accel_args=(-accel kvm -cpu "${MEMNOTIFY_KVM_CPU:-max}")
 	else
+		# shellcheck disable=SC2054
 		accel_args=(-accel tcg,thread=multi -cpu "${MEMNOTIFY_TCG_CPU:-max}")
 	fi
 	local args=(-nodefaults -no-user-config -display none -monitor none -no-reboot

@@ -1,0 +1,145 @@
+/* memnotify-watch - print a line per memory pressure notification
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ *   memnotify-watch [--psi-fallback] [--device=PATH] [--count=N]
+ *
+ * Exit status: 0 after --count events or SIGINT/SIGTERM, 1 if the
+ * source cannot be created (e.g. the kernel lacks mem_notify) or fails.
+ */
+
+#include <memnotify-glib.h>
+#include <glib-unix.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct
+{
+  GMainLoop *loop;
+  gint remaining;     /* events left before exiting; < 0: unlimited */
+  gboolean done;      /* quit on purpose, not because the source failed */
+} Watch;
+
+static gboolean
+on_event (MemnotifyEvent event,
+          gpointer       user_data)
+{
+  Watch *watch = user_data;
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *stamp = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S.%f%:z");
+
+  printf ("%s %s\n", stamp, memnotify_event_to_string (event));
+  fflush (stdout);
+
+  if (watch->remaining > 0 && --watch->remaining == 0)
+    {
+      watch->done = TRUE;
+      g_main_loop_quit (watch->loop);
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+/* Destroy notify of the callback data: the source is gone, either
+ * because we are done or because it hit an error (already reported
+ * with a warning). */
+static void
+on_source_destroyed (gpointer user_data)
+{
+  Watch *watch = user_data;
+
+  g_main_loop_quit (watch->loop);
+}
+
+static gboolean
+on_signal (gpointer user_data)
+{
+  Watch *watch = user_data;
+
+  watch->done = TRUE;
+  g_main_loop_quit (watch->loop);
+  return G_SOURCE_CONTINUE;
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gboolean psi_fallback = FALSE;
+  g_autofree char *device = NULL;
+  gint count = 0;
+  const GOptionEntry entries[] = {
+    { "psi-fallback", 'p', 0, G_OPTION_ARG_NONE, &psi_fallback,
+      "Watch a PSI memory trigger if /dev/mem_notify does not exist", NULL },
+    { "device", 'd', 0, G_OPTION_ARG_FILENAME, &device,
+      "Watch PATH instead of /dev/mem_notify (or $MEMNOTIFY_DEVICE)", "PATH" },
+    { "count", 'c', 0, G_OPTION_ARG_INT, &count,
+      "Exit after N events", "N" },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSource) source = NULL;
+  g_autoptr(GMainLoop) loop = NULL;
+  Watch watch = { NULL, -1, FALSE };
+  guint sigint_id, sigterm_id;
+
+  context = g_option_context_new ("- print memory pressure notifications");
+  g_option_context_set_summary (context,
+      "Prints a timestamped line for each event of /dev/mem_notify:\n"
+      "“pressure” or “pressure-over”.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "memnotify-watch: %s\n", error->message);
+      return 2;
+    }
+  if (count < 0)
+    {
+      fprintf (stderr, "memnotify-watch: --count must not be negative\n");
+      return 2;
+    }
+
+  if (device != NULL)
+    source = memnotify_source_new_for_path (device, &error);
+  else
+    source = memnotify_source_new_with_flags (psi_fallback ? MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK
+                                                           : MEMNOTIFY_FLAGS_NONE,
+                                              &error);
+  if (source == NULL)
+    {
+      fprintf (stderr, "memnotify-watch: error: %s\n", error->message);
+      if (!psi_fallback && device == NULL &&
+          g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        fprintf (stderr, "memnotify-watch: hint: --psi-fallback watches PSI instead\n");
+      return 1;
+    }
+
+  fprintf (stderr, "memnotify-watch: watching %s (backend: %s)\n",
+           memnotify_source_get_path (source),
+           memnotify_backend_to_string (memnotify_source_get_backend (source)));
+
+  loop = g_main_loop_new (NULL, FALSE);
+  watch.loop = loop;
+  watch.remaining = count > 0 ? count : -1;
+
+  g_source_set_callback (source, G_SOURCE_FUNC (on_event), &watch, on_source_destroyed);
+  g_source_attach (source, NULL);
+  sigint_id = g_unix_signal_add (SIGINT, on_signal, &watch);
+  sigterm_id = g_unix_signal_add (SIGTERM, on_signal, &watch);
+
+  g_main_loop_run (loop);
+
+  g_source_remove (sigint_id);
+  g_source_remove (sigterm_id);
+  g_source_destroy (source);
+
+  if (!watch.done)
+    {
+      fprintf (stderr, "memnotify-watch: error: stopped watching %s\n",
+               memnotify_source_get_path (source));
+      return 1;
+    }
+  return 0;
+}

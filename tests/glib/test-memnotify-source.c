@@ -1,0 +1,807 @@
+/* Tests for memnotify-glib. A FIFO stands in for /dev/mem_notify.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <memnotify-glib.h>
+#include <glib/gstdio.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct
+{
+  char *tmpdir;
+  char *fifo;          /* FIFO standing in for the device */
+  GMainContext *context;
+  GArray *events;      /* MemnotifyEvent received */
+  gboolean callback_result;
+  guint destroyed;     /* destroy notify calls */
+} Fixture;
+
+static void
+fixture_setup (Fixture       *fx,
+               gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GError) error = NULL;
+
+  fx->tmpdir = g_dir_make_tmp ("memnotify-test-XXXXXX", &error);
+  g_assert_no_error (error);
+  fx->fifo = g_build_filename (fx->tmpdir, "mem_notify", NULL);
+  g_assert_no_errno (mkfifo (fx->fifo, 0644));
+  fx->context = g_main_context_new ();
+  fx->events = g_array_new (FALSE, FALSE, sizeof (MemnotifyEvent));
+  fx->callback_result = G_SOURCE_CONTINUE;
+
+  g_unsetenv ("MEMNOTIFY_DEVICE");
+  g_unsetenv ("MEMNOTIFY_PSI_PATH");
+}
+
+static void
+fixture_teardown (Fixture       *fx,
+                  gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  g_unsetenv ("MEMNOTIFY_DEVICE");
+  g_unsetenv ("MEMNOTIFY_PSI_PATH");
+
+  /* Nothing may be left pending in the context. */
+  g_main_context_unref (fx->context);
+  g_array_unref (fx->events);
+
+  dir = g_dir_open (fx->tmpdir, 0, NULL);
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (fx->tmpdir, name, NULL);
+      g_assert_no_errno (g_unlink (path));
+    }
+  g_assert_no_errno (g_rmdir (fx->tmpdir));
+  g_free (fx->fifo);
+  g_free (fx->tmpdir);
+}
+
+static gboolean
+record_event (MemnotifyEvent event,
+              gpointer       user_data)
+{
+  Fixture *fx = user_data;
+
+  g_array_append_val (fx->events, event);
+  return fx->callback_result;
+}
+
+static void
+count_destroy (gpointer user_data)
+{
+  Fixture *fx = user_data;
+
+  fx->destroyed++;
+}
+
+static GSource *
+attach_source (Fixture *fx,
+               GSource *source)
+{
+  g_assert_nonnull (source);
+  g_source_set_callback (source, G_SOURCE_FUNC (record_event), fx, count_destroy);
+  g_source_attach (source, fx->context);
+  return source;
+}
+
+static GSource *
+attach_fifo_source (Fixture *fx)
+{
+  g_autoptr(GError) error = NULL;
+  GSource *source = memnotify_source_new_for_path (fx->fifo, &error);
+
+  g_assert_no_error (error);
+  return attach_source (fx, source);
+}
+
+/* A writer kept open: no hang-up between writes. */
+static int
+open_writer (const char *path)
+{
+  int fd = open (path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  return fd;
+}
+
+static void
+write_all (int         fd,
+           const char *data)
+{
+  g_assert_cmpint (write (fd, data, strlen (data)), ==, (gssize) strlen (data));
+}
+
+/* A writer that writes once and goes away, like `echo 1 > fifo`. */
+static void
+write_once (const char *path,
+            const char *data)
+{
+  int fd = open_writer (path);
+
+  write_all (fd, data);
+  g_assert_no_errno (close (fd));
+}
+
+/* Iterates without blocking until the context is idle; fails if it
+ * keeps being busy (a source spinning). Returns the dispatch count. */
+static guint
+iterate_until_idle (GMainContext *context)
+{
+  guint busy = 0;
+
+  while (g_main_context_iteration (context, FALSE))
+    g_assert_cmpuint (++busy, <, 10);
+  return busy;
+}
+
+static MemnotifyEvent
+event_at (Fixture *fx,
+          guint    i)
+{
+  g_assert_cmpuint (i, <, fx->events->len);
+  return g_array_index (fx->events, MemnotifyEvent, i);
+}
+
+/* The fd of the open file description for @path, or -1. */
+static int
+find_fd_for_path (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  const char *name;
+  int found = -1;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *link = g_build_filename ("/proc/self/fd", name, NULL);
+      g_autofree char *target = g_file_read_link (link, NULL);
+
+      if (g_strcmp0 (target, path) == 0)
+        found = atoi (name);
+    }
+  return found;
+}
+
+static guint
+count_open_fds (void)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+static guint
+count_threads (void)
+{
+  g_autofree char *status = NULL;
+  const char *line;
+
+  g_assert_true (g_file_get_contents ("/proc/self/status", &status, NULL, NULL));
+  line = strstr (status, "\nThreads:");
+  g_assert_nonnull (line);
+  return (guint) g_ascii_strtoull (line + strlen ("\nThreads:"), NULL, 10);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void
+test_fifo_events (Fixture       *fx,
+                  gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GSource) source = attach_fifo_source (fx);
+  int writer = open_writer (fx->fifo);
+
+  g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_DEVICE);
+  g_assert_cmpstr (memnotify_source_get_path (source), ==, fx->fifo);
+
+  write_all (writer, "1\n");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpuint (fx->events->len, ==, 1);
+  g_assert_cmpint (event_at (fx, 0), ==, MEMNOTIFY_EVENT_PRESSURE);
+
+  write_all (writer, "0\n");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpuint (fx->events->len, ==, 2);
+  g_assert_cmpint (event_at (fx, 1), ==, MEMNOTIFY_EVENT_PRESSURE_OVER);
+
+  /* Several statuses in one read: the last one wins. */
+  write_all (writer, "1\n0\n1\n0\n");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpuint (fx->events->len, ==, 3);
+  g_assert_cmpint (event_at (fx, 2), ==, MEMNOTIFY_EVENT_PRESSURE_OVER);
+
+  /* No status digit: no event. */
+  write_all (writer, "\n");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpuint (fx->events->len, ==, 3);
+
+  g_assert_false (g_main_context_iteration (fx->context, FALSE));
+  g_assert_false (g_source_is_destroyed (source));
+  g_assert_no_errno (close (writer));
+
+  g_source_destroy (source);
+  g_assert_cmpuint (fx->destroyed, ==, 1);
+}
+
+static void
+test_fifo_remove (Fixture       *fx,
+                  gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GSource) source = attach_fifo_source (fx);
+  int writer = open_writer (fx->fifo);
+
+  fx->callback_result = G_SOURCE_REMOVE;
+  write_all (writer, "1\n");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpuint (fx->events->len, ==, 1);
+  g_assert_true (g_source_is_destroyed (source));
+  g_assert_cmpuint (fx->destroyed, ==, 1);
+
+  /* Removed: later writes are not seen. */
+  write_all (writer, "0\n");
+  g_assert_false (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpuint (fx->events->len, ==, 1);
+  g_assert_no_errno (close (writer));
+}
+
+static void
+test_finalize_closes_fd (Fixture       *fx,
+                         gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GError) error = NULL;
+  guint fds_before = count_open_fds ();
+  GSource *source;
+  int fd;
+
+  /* Never attached. */
+  source = memnotify_source_new_for_path (fx->fifo, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_open_fds (), ==, fds_before + 1);
+  fd = find_fd_for_path (fx->fifo);
+  g_assert_cmpint (fd, >=, 0);
+  /* Opened close-on-exec. */
+  g_assert_cmpint (fcntl (fd, F_GETFD), ==, FD_CLOEXEC);
+  g_source_unref (source);
+  g_assert_cmpint (fcntl (fd, F_GETFD), ==, -1);
+  g_assert_cmpint (errno, ==, EBADF);
+  g_assert_cmpuint (count_open_fds (), ==, fds_before);
+
+  /* Attached, destroyed, then unreferenced. */
+  source = attach_fifo_source (fx);
+  fd = find_fd_for_path (fx->fifo);
+  g_assert_cmpint (fd, >=, 0);
+  g_source_destroy (source);
+  g_assert_cmpint (fcntl (fd, F_GETFD), !=, -1);
+  g_source_unref (source);
+  g_assert_cmpint (fcntl (fd, F_GETFD), ==, -1);
+  g_assert_cmpuint (count_open_fds (), ==, fds_before);
+}
+
+/* The last writer closing the FIFO must neither spin nor kill the
+ * source: it reopens the FIFO and waits for the next writer. */
+static void
+test_fifo_writer_hangup (Fixture       *fx,
+                         gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GSource) source = attach_fifo_source (fx);
+  guint fds_before;
+
+  write_once (fx->fifo, "1\n");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpuint (fx->events->len, ==, 1);
+  g_assert_cmpint (event_at (fx, 0), ==, MEMNOTIFY_EVENT_PRESSURE);
+
+  /* The hang-up is handled by reopening; then the source is quiet. */
+  fds_before = count_open_fds ();
+  iterate_until_idle (fx->context);
+  g_assert_false (g_main_context_iteration (fx->context, FALSE));
+  g_assert_false (g_source_is_destroyed (source));
+  g_assert_cmpuint (count_open_fds (), ==, fds_before);
+  g_assert_cmpuint (fx->events->len, ==, 1);
+
+  /* The next writer is heard. */
+  write_once (fx->fifo, "0\n");
+  iterate_until_idle (fx->context);
+  g_assert_cmpuint (fx->events->len, ==, 2);
+  g_assert_cmpint (event_at (fx, 1), ==, MEMNOTIFY_EVENT_PRESSURE_OVER);
+  g_assert_false (g_source_is_destroyed (source));
+
+  g_source_destroy (source);
+}
+
+/* While idle the source waits on its fd only: no timeout, no thread. */
+static void
+test_idle (Fixture       *fx,
+           gconstpointer  data G_GNUC_UNUSED)
+{
+  guint threads_before = count_threads ();
+  g_autoptr(GSource) source = attach_fifo_source (fx);
+  int fd = find_fd_for_path (fx->fifo);
+  GPollFD fds[4];
+  gint priority, timeout = 0, nfds;
+
+  g_assert_false (g_main_context_iteration (fx->context, FALSE));
+  g_assert_false (g_main_context_pending (fx->context));
+
+  g_assert_true (g_main_context_acquire (fx->context));
+  g_assert_false (g_main_context_prepare (fx->context, &priority));
+  nfds = g_main_context_query (fx->context, priority, &timeout, fds, G_N_ELEMENTS (fds));
+  g_assert_cmpint (timeout, ==, -1);
+  /* The context's own wake-up fd and ours. */
+  g_assert_cmpint (nfds, ==, 2);
+  g_assert_true (fds[0].fd == fd || fds[1].fd == fd);
+  g_assert_false (g_main_context_check (fx->context, priority, fds, nfds));
+  g_main_context_release (fx->context);
+
+  g_assert_cmpuint (count_threads (), ==, threads_before);
+  g_assert_cmpuint (fx->events->len, ==, 0);
+  g_source_destroy (source);
+}
+
+/* The device consumes an event in the poll() that reports it. Simulate
+ * that on a FIFO: POLLIN on consume_fd is reported once per write. */
+static int consume_fd = -1;
+static gboolean consume_armed;
+
+static gint
+consuming_poll (GPollFD *fds,
+                guint    nfds,
+                gint     timeout)
+{
+  gint n = g_poll (fds, nfds, timeout);
+
+  for (guint i = 0; i < nfds && n > 0; i++)
+    if (fds[i].fd == consume_fd && (fds[i].revents & G_IO_IN))
+      {
+        if (consume_armed)
+          consume_armed = FALSE;
+        else if ((fds[i].revents &= ~G_IO_IN) == 0)
+          n--;
+      }
+  return n;
+}
+
+static gboolean
+count_call (MemnotifyEvent event G_GNUC_UNUSED,
+            gpointer       user_data)
+{
+  (*(guint *) user_data)++;
+  return G_SOURCE_CONTINUE;
+}
+
+/* An event reported by the poll of an iteration that dispatches a
+ * higher-priority source (and so does not check this one) must still be
+ * dispatched in the next iteration, though no later poll reports it. */
+static void
+test_event_not_lost_to_higher_priority (Fixture       *fx,
+                                        gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *fifo2 = g_build_filename (fx->tmpdir, "high", NULL);
+  g_autoptr(GSource) low = attach_fifo_source (fx);
+  g_autoptr(GSource) high = NULL;
+  guint high_calls = 0;
+  int writer, writer2;
+
+  g_assert_no_errno (mkfifo (fifo2, 0644));
+  high = memnotify_source_new_for_path (fifo2, &error);
+  g_assert_no_error (error);
+  g_source_set_priority (high, G_PRIORITY_HIGH);
+  g_source_set_callback (high, G_SOURCE_FUNC (count_call), &high_calls, NULL);
+  g_source_attach (high, fx->context);
+
+  g_main_context_set_poll_func (fx->context, consuming_poll);
+  consume_fd = find_fd_for_path (fx->fifo);
+  g_assert_cmpint (consume_fd, >=, 0);
+
+  writer = open_writer (fx->fifo);
+  writer2 = open_writer (fifo2);
+  consume_armed = TRUE;
+  write_all (writer, "1\n");
+  write_all (writer2, "1\n");
+
+  /* Only the high-priority source is dispatched... */
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpuint (high_calls, ==, 1);
+  g_assert_cmpuint (fx->events->len, ==, 0);
+  g_assert_false (consume_armed);
+
+  /* ...and the event the poll consumed is not lost. */
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpuint (fx->events->len, ==, 1);
+  g_assert_cmpint (event_at (fx, 0), ==, MEMNOTIFY_EVENT_PRESSURE);
+
+  /* Nor dispatched twice. */
+  iterate_until_idle (fx->context);
+  g_assert_cmpuint (fx->events->len, ==, 1);
+  g_assert_cmpuint (high_calls, ==, 1);
+
+  consume_fd = -1;
+  g_assert_no_errno (close (writer));
+  g_assert_no_errno (close (writer2));
+  g_source_destroy (high);
+  g_source_destroy (low);
+}
+
+static void
+test_error_missing (Fixture       *fx,
+                    gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename (fx->tmpdir, "nonexistent", NULL);
+  GSource *source;
+
+  source = memnotify_source_new_for_path (path, &error);
+  g_assert_null (source);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "CONFIG_MEM_NOTIFY"));
+  g_assert_nonnull (strstr (error->message, path));
+  g_test_message ("error: %s", error->message);
+}
+
+static void
+test_error_not_a_device (Fixture       *fx,
+                         gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autofree char *regular = g_build_filename (fx->tmpdir, "regular", NULL);
+  const char *paths[] = { regular, "/dev/null", fx->tmpdir };
+
+  g_assert_true (g_file_set_contents (regular, "1\n", -1, NULL));
+
+  for (gsize i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      GSource *source;
+
+      if (!g_file_test (paths[i], G_FILE_TEST_EXISTS))
+        continue;
+      source = memnotify_source_new_for_path (paths[i], &error);
+      g_assert_null (source);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+      g_assert_nonnull (strstr (error->message, "not a mem_notify device"));
+      g_test_message ("error: %s", error->message);
+    }
+}
+
+/* Tests run as root, which bypasses file permissions. Drop the
+ * effective uid to nobody for the check and restore it afterwards
+ * (possible because the saved uid stays 0); skip if not permitted. */
+static void
+test_error_permission_denied (Fixture       *fx,
+                              gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GError) error = NULL;
+  uid_t euid = geteuid ();
+  gboolean dropped = FALSE;
+  GSource *source;
+  int fd;
+
+  g_assert_no_errno (g_chmod (fx->fifo, 0000));
+  if (euid == 0)
+    {
+      /* Let nobody reach the FIFO itself. */
+      g_assert_no_errno (g_chmod (fx->tmpdir, 0755));
+      if (seteuid (65534) != 0)
+        {
+          g_test_skip ("running as root and cannot drop the effective uid");
+          return;
+        }
+      dropped = TRUE;
+    }
+
+  /* Still able to open it (e.g. CAP_DAC_OVERRIDE): nothing to test. */
+  fd = open (fx->fifo, O_RDONLY | O_NONBLOCK);
+  if (fd >= 0)
+    {
+      close (fd);
+      if (dropped)
+        g_assert_no_errno (seteuid (euid));
+      g_test_skip ("file permissions are not enforced for this process");
+      return;
+    }
+
+  source = memnotify_source_new_for_path (fx->fifo, &error);
+  g_assert_null (source);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+  g_test_message ("error: %s", error->message);
+  g_clear_error (&error);
+
+  /* Mode 0444, like the device: read-only access is enough. */
+  if (dropped)
+    g_assert_no_errno (seteuid (euid));
+  g_assert_no_errno (g_chmod (fx->fifo, 0444));
+  if (dropped)
+    g_assert_no_errno (seteuid (65534));
+  source = memnotify_source_new_for_path (fx->fifo, &error);
+  if (dropped)
+    g_assert_no_errno (seteuid (euid));
+  g_assert_no_error (error);
+  g_assert_nonnull (source);
+  g_source_unref (source);
+}
+
+static void
+test_default_device_env (Fixture       *fx,
+                         gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSource) source = NULL;
+
+  g_setenv ("MEMNOTIFY_DEVICE", fx->fifo, TRUE);
+  source = memnotify_source_new (&error);
+  g_assert_no_error (error);
+  g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_DEVICE);
+  g_assert_cmpstr (memnotify_source_get_path (source), ==, fx->fifo);
+
+  /* A fallback is only used when the device is missing. */
+  g_clear_pointer (&source, g_source_unref);
+  source = memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_DEVICE);
+}
+
+static void
+test_default_device_missing (Fixture       *fx,
+                             gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
+  g_autofree char *regular = g_build_filename (fx->tmpdir, "regular", NULL);
+
+  g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
+  g_assert_null (memnotify_source_new (&error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "CONFIG_MEM_NOTIFY"));
+  g_clear_error (&error);
+
+  /* Not a device: an error even with the fallback allowed. */
+  g_assert_true (g_file_set_contents (regular, "", -1, NULL));
+  g_setenv ("MEMNOTIFY_DEVICE", regular, TRUE);
+  g_assert_null (memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+}
+
+static void
+test_add_full (Fixture       *fx,
+               gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
+  GMainContext *global = g_main_context_default ();
+  int writer;
+  guint id;
+
+  /* Attached to the global default context. */
+  g_setenv ("MEMNOTIFY_DEVICE", fx->fifo, TRUE);
+  id = memnotify_add_full (G_PRIORITY_HIGH, record_event, fx, count_destroy, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (id, >, 0);
+  g_assert_cmpint (g_source_get_priority (g_main_context_find_source_by_id (global, id)),
+                   ==, G_PRIORITY_HIGH);
+
+  writer = open_writer (fx->fifo);
+  write_all (writer, "1");
+  iterate_until_idle (global);
+  g_assert_cmpuint (fx->events->len, ==, 1);
+  g_assert_cmpint (event_at (fx, 0), ==, MEMNOTIFY_EVENT_PRESSURE);
+  g_assert_true (g_source_remove (id));
+  g_assert_cmpuint (fx->destroyed, ==, 1);
+  g_assert_no_errno (close (writer));
+
+  /* memnotify_add() */
+  id = memnotify_add (record_event, fx, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (id, >, 0);
+  g_assert_true (g_source_remove (id));
+
+  /* On error the data is released through the notify. */
+  g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
+  id = memnotify_add_full (G_PRIORITY_DEFAULT, record_event, fx, count_destroy, &error);
+  g_assert_cmpuint (id, ==, 0);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_cmpuint (fx->destroyed, ==, 2);
+  iterate_until_idle (global);
+}
+
+static void
+test_no_callback (Fixture       *fx,
+                  gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSource) source = memnotify_source_new_for_path (fx->fifo, &error);
+  int writer;
+
+  g_assert_no_error (error);
+  g_source_attach (source, fx->context);
+  writer = open_writer (fx->fifo);
+  write_all (writer, "1\n");
+  g_test_expect_message ("memnotify", G_LOG_LEVEL_WARNING, "*without callback*");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_test_assert_expected_messages ();
+  g_assert_true (g_source_is_destroyed (source));
+  g_assert_no_errno (close (writer));
+}
+
+/* The fallback writes the trigger to the PSI file and waits for
+ * POLLPRI; a regular file stands in (it never reports POLLPRI). */
+static void
+test_psi_trigger_file (Fixture       *fx,
+                       gconstpointer  data G_GNUC_UNUSED)
+{
+  static const char expected[] = MEMNOTIFY_PSI_TRIGGER;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSource) source = NULL;
+  g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
+  g_autofree char *psi = g_build_filename (fx->tmpdir, "memory.pressure", NULL);
+  g_autofree char *contents = NULL;
+  gsize length;
+
+  g_assert_true (g_file_set_contents (psi, "", -1, NULL));
+  g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
+  g_setenv ("MEMNOTIFY_PSI_PATH", psi, TRUE);
+
+  /* Opt-in only. */
+  g_assert_null (memnotify_source_new (&error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+
+  source = memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error);
+  g_assert_no_error (error);
+  attach_source (fx, source);
+  g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_PSI);
+  g_assert_cmpstr (memnotify_source_get_path (source), ==, psi);
+
+  /* Written with its NUL: the kernel overwrites the last byte. */
+  g_assert_true (g_file_get_contents (psi, &contents, &length, NULL));
+  g_assert_cmpmem (contents, length, expected, sizeof expected);
+  g_assert_cmpstr (contents, ==, "some 150000 2000000");
+
+  g_assert_false (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpuint (fx->events->len, ==, 0);
+  g_source_destroy (source);
+}
+
+/* A FIFO standing in for the PSI file: each chunk is one event. */
+static void
+test_psi_fifo (Fixture       *fx,
+               gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSource) source = NULL;
+  g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
+  int writer;
+
+  g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
+  g_setenv ("MEMNOTIFY_PSI_PATH", fx->fifo, TRUE);
+  source = memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error);
+  g_assert_no_error (error);
+  attach_source (fx, source);
+  g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_PSI);
+
+  writer = open_writer (fx->fifo);
+  write_all (writer, "x");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpuint (fx->events->len, ==, 1);
+  g_assert_cmpint (event_at (fx, 0), ==, MEMNOTIFY_EVENT_PRESSURE);
+  g_assert_no_errno (close (writer));
+  iterate_until_idle (fx->context);
+  g_assert_cmpuint (fx->events->len, ==, 1);
+  g_assert_false (g_source_is_destroyed (source));
+  g_source_destroy (source);
+}
+
+static void
+test_psi_missing (Fixture       *fx,
+                  gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
+  g_autofree char *psi = g_build_filename (fx->tmpdir, "no-psi", NULL);
+
+  g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
+  g_setenv ("MEMNOTIFY_PSI_PATH", psi, TRUE);
+  g_assert_null (memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "CONFIG_MEM_NOTIFY"));
+  g_assert_nonnull (strstr (error->message, "PSI"));
+  g_assert_nonnull (strstr (error->message, psi));
+  g_test_message ("error: %s", error->message);
+}
+
+/* The real kernel PSI interface, if this kernel and user can use it. */
+static void
+test_psi_kernel (Fixture       *fx,
+                 gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSource) source = NULL;
+  g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
+  GPollFD fds[4];
+  gint priority, timeout = 0;
+  const char *path;
+
+  g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
+  source = memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error);
+  if (source == NULL)
+    {
+      g_autofree char *why = g_strdup_printf ("kernel PSI not usable here: %s", error->message);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+      g_test_skip (why);
+      return;
+    }
+
+  g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_PSI);
+  path = memnotify_source_get_path (source);
+  g_test_message ("PSI fallback uses %s", path);
+  g_assert_true (g_str_has_suffix (path, "/memory.pressure") ||
+                 g_strcmp0 (path, "/proc/pressure/memory") == 0);
+
+  attach_source (fx, source);
+  g_assert_true (g_main_context_acquire (fx->context));
+  g_main_context_prepare (fx->context, &priority);
+  g_main_context_query (fx->context, priority, &timeout, fds, G_N_ELEMENTS (fds));
+  g_assert_cmpint (timeout, ==, -1);
+  g_main_context_release (fx->context);
+
+  /* Real pressure may fire; it must be PRESSURE only. */
+  iterate_until_idle (fx->context);
+  for (guint i = 0; i < fx->events->len; i++)
+    g_assert_cmpint (event_at (fx, i), ==, MEMNOTIFY_EVENT_PRESSURE);
+  g_source_destroy (source);
+}
+
+static void
+test_strings (void)
+{
+  g_assert_cmpstr (memnotify_event_to_string (MEMNOTIFY_EVENT_PRESSURE), ==, "pressure");
+  g_assert_cmpstr (memnotify_event_to_string (MEMNOTIFY_EVENT_PRESSURE_OVER), ==, "pressure-over");
+  g_assert_cmpstr (memnotify_backend_to_string (MEMNOTIFY_BACKEND_DEVICE), ==, "device");
+  g_assert_cmpstr (memnotify_backend_to_string (MEMNOTIFY_BACKEND_PSI), ==, "psi");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) \
+  g_test_add ((path), Fixture, NULL, fixture_setup, (func), fixture_teardown)
+
+  ADD ("/memnotify/fifo/events", test_fifo_events);
+  ADD ("/memnotify/fifo/callback-remove", test_fifo_remove);
+  ADD ("/memnotify/fifo/finalize-closes-fd", test_finalize_closes_fd);
+  ADD ("/memnotify/fifo/writer-hangup", test_fifo_writer_hangup);
+  ADD ("/memnotify/fifo/idle", test_idle);
+  ADD ("/memnotify/fifo/no-callback", test_no_callback);
+  ADD ("/memnotify/fifo/consumed-event-not-lost", test_event_not_lost_to_higher_priority);
+  ADD ("/memnotify/error/missing", test_error_missing);
+  ADD ("/memnotify/error/not-a-device", test_error_not_a_device);
+  ADD ("/memnotify/error/permission-denied", test_error_permission_denied);
+  ADD ("/memnotify/default/env", test_default_device_env);
+  ADD ("/memnotify/default/missing", test_default_device_missing);
+  ADD ("/memnotify/add-full", test_add_full);
+  ADD ("/memnotify/psi/trigger-file", test_psi_trigger_file);
+  ADD ("/memnotify/psi/fifo", test_psi_fifo);
+  ADD ("/memnotify/psi/missing", test_psi_missing);
+  ADD ("/memnotify/psi/kernel", test_psi_kernel);
+  g_test_add_func ("/memnotify/strings", test_strings);
+
+#undef ADD
+
+  return g_test_run ();
+}

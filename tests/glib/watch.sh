@@ -1,0 +1,93 @@
+#!/bin/sh
+# Tests the memnotify-watch example; speaks TAP.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+set -u
+
+builddir=${top_builddir:-.}
+watch="$builddir/glib-source/examples/memnotify-watch"
+
+if [ ! -x "$watch" ]; then
+	echo "1..0 # SKIP $watch is not built"
+	exit 0
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/memnotify-watch.XXXXXX")
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+echo "1..4"
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$tmp/err" "$tmp/out" 2>/dev/null; }
+
+# Waits up to 10 s for FILE to have at least N lines.
+wait_lines() {
+	i=0
+	while [ "$(wc -l <"$1")" -lt "$2" ]; do
+		i=$((i + 1))
+		[ "$i" -gt 100 ] && return 1
+		sleep 0.1
+	done
+}
+
+# 1: missing device: clear error, exit status 1.
+MEMNOTIFY_DEVICE="$tmp/none" "$watch" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q 'CONFIG_MEM_NOTIFY' "$tmp/err"; then
+	ok "missing device: exit status 1 and names CONFIG_MEM_NOTIFY"
+else
+	not_ok "missing device: exit status $rc"
+fi
+
+# 2: not a device: exit status 1.
+: >"$tmp/regular"
+"$watch" --device "$tmp/regular" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q 'not a mem_notify device' "$tmp/err"; then
+	ok "regular file: exit status 1, not a mem_notify device"
+else
+	not_ok "regular file: exit status $rc"
+fi
+
+# 3: a FIFO standing in for the device: one timestamped line per event.
+mkfifo "$tmp/fifo"
+timeout 20 "$watch" --device "$tmp/fifo" --count 2 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+exec 3>"$tmp/fifo"          # blocks until the watcher opened the FIFO
+printf '1\n' >&3
+wait_lines "$tmp/out" 1
+printf '0\n' >&3
+wait "$pid"
+rc=$?
+pid=
+exec 3>&-
+if [ "$rc" -eq 0 ] &&
+	sed -n 1p "$tmp/out" | grep -Eq '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+[-+][0-9:]+ pressure$' &&
+	sed -n 2p "$tmp/out" | grep -Eq ' pressure-over$'; then
+	ok "FIFO device: pressure and pressure-over lines"
+else
+	not_ok "FIFO device: exit status $rc"
+fi
+
+# 4: --psi-fallback when the device is missing (FIFO as PSI stand-in).
+rm -f "$tmp/fifo"
+mkfifo "$tmp/fifo"
+MEMNOTIFY_DEVICE="$tmp/none" MEMNOTIFY_PSI_PATH="$tmp/fifo" \
+	timeout 20 "$watch" --psi-fallback --count 1 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+exec 3>"$tmp/fifo"
+printf 'x' >&3
+wait "$pid"
+rc=$?
+pid=
+exec 3>&-
+if [ "$rc" -eq 0 ] && grep -q 'backend: psi' "$tmp/err" &&
+	grep -q ' pressure$' "$tmp/out"; then
+	ok "--psi-fallback: PSI backend reported, pressure line"
+else
+	not_ok "--psi-fallback: exit status $rc"
+fi

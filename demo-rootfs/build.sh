@@ -13,9 +13,14 @@
 # The base is debootstrap --variant=minbase of Debian bookworm plus the
 # packages listed in demo-rootfs/packages, configured for a headless test
 # guest (no password for root, fstab for /dev/vda, slow or useless units
-# masked). It lives in $MEMNOTIFY_CACHE/rootfs/base-<hash>/tree where <hash>
-# covers this script and demo-rootfs/packages; base-latest points at the
-# newest one. Downloaded .debs are kept in $MEMNOTIFY_CACHE/rootfs/debs.
+# masked). It is made in two cached steps under $MEMNOTIFY_CACHE/rootfs/:
+#   debootstrap-<hash>/tree  the plain debootstrap; <hash> covers the suite,
+#                            the debootstrap options and demo-rootfs/packages
+#   base-<hash>/tree         a copy configured by this script; <hash> covers
+#                            this script and demo-rootfs/packages (base-latest
+#                            points at the newest)
+# so that changing only the configuration below skips the download.
+# Downloaded .debs are kept in $MEMNOTIFY_CACHE/rootfs/debs.
 #
 # The Debian mirror is the one apt uses on this host (the first bookworm
 # "deb" source in /etc/apt/sources.list{,.d/*}), $MEMNOTIFY_MIRROR overrides
@@ -98,53 +103,67 @@ find_mirror() {
 mirror=${MEMNOTIFY_MIRROR:-$(find_mirror | head -n1)}
 mirror=${mirror:-$default_mirror}
 
-work=$MN_CACHE/rootfs/work-$key
-log=$MN_CACHE/rootfs/build-$key.log
 debs=$MN_CACHE/rootfs/debs
-mkdir -p "$debs"
+dbs_opts="--variant=minbase --components=main --include=$packages $suite"
+dbs_key=$(printf '%s\n' "$dbs_opts" | sha256sum | cut -c1-16)
+dbs=$MN_CACHE/rootfs/debootstrap-$dbs_key
+work=$MN_CACHE/rootfs/work-$key
 umount_all() {
 	# debootstrap mounts /proc and /sys in the target; never leave them.
 	local m
-	for m in $(awk -v w="$work/" 'index($2, w) == 1 { print $2 }' /proc/mounts | sort -r); do
+	for m in $(awk -v w="$MN_CACHE/rootfs/" 'index($2, w) == 1 { print $2 }' /proc/mounts | sort -r); do
 		umount -l "$m" 2>/dev/null || true
 	done
 }
 trap umount_all EXIT
 umount_all
+
+if [ ! -f "$dbs/ok" ]; then
+	log=$MN_CACHE/rootfs/debootstrap-$dbs_key.log
+	rm -rf "$dbs" "$dbs.tmp"
+	mkdir -p "$debs" "$dbs.tmp"
+	: >"$log"
+	mn_log "rootfs: debootstrap $suite minbase from $mirror (log: $log)"
+	mn_log "rootfs: extra packages: $packages"
+	set +e
+	# shellcheck disable=SC2086
+	debootstrap --cache-dir="$debs" $dbs_opts "$dbs.tmp/tree" "$mirror" 2>&1 |
+		tee -a "$log" | {
+		n=0
+		while IFS= read -r line; do
+			case $line in
+			"I: Retrieving "*|"I: Validating "*)
+				case $line in
+				*Release*|*Packages*) mn_log "debootstrap: ${line#I: }" ;;
+				"I: Retrieving "*) n=$((n + 1)); [ $((n % 50)) = 0 ] && mn_log "debootstrap: $n packages retrieved" ;;
+				esac ;;
+			"I: Resolving"*|"I: Checking component"*|"I: Installing core"*|"I: Unpacking required"*|\
+			"I: Configuring required"*|"I: Unpacking the base"*|"I: Configuring the base"*|"I: Base system"*|\
+			W:*|E:*)
+				mn_log "debootstrap: ${line#I: }" ;;
+			esac
+		done
+	}
+	rc=${PIPESTATUS[0]}
+	set -e
+	umount_all
+	if [ "$rc" -ne 0 ]; then
+		tail -n 30 "$log" >&2
+		[ -f "$dbs.tmp/tree/debootstrap/debootstrap.log" ] &&
+			tail -n 30 "$dbs.tmp/tree/debootstrap/debootstrap.log" >&2
+		mn_die "debootstrap failed (exit $rc, log: $log)"
+	fi
+	rm -rf "$dbs.tmp/tree/debootstrap"
+	mv "$log" "$dbs.tmp/debootstrap.log"
+	touch "$dbs.tmp/ok"
+	mv "$dbs.tmp" "$dbs"
+else
+	mn_log "rootfs: debootstrap tree cached (debootstrap-$dbs_key)"
+fi
+
 rm -rf "$work"
 mkdir -p "$work"
-: >"$log"
-
-mn_log "rootfs: debootstrap $suite minbase from $mirror (log: $log)"
-mn_log "rootfs: extra packages: $packages"
-set +e
-debootstrap --variant=minbase --include="$packages" --components=main \
-	--cache-dir="$debs" "$suite" "$work/tree" "$mirror" 2>&1 |
-	tee -a "$log" | {
-	n=0
-	while IFS= read -r line; do
-		case $line in
-		"I: Retrieving "*|"I: Validating "*)
-			case $line in
-			*Release*|*Packages*) mn_log "debootstrap: ${line#I: }" ;;
-			"I: Retrieving "*) n=$((n + 1)); [ $((n % 50)) = 0 ] && mn_log "debootstrap: $n packages retrieved" ;;
-			esac ;;
-		"I: Resolving"*|"I: Checking component"*|"I: Installing core"*|"I: Unpacking required"*|\
-		"I: Configuring required"*|"I: Unpacking the base"*|"I: Configuring the base"*|"I: Base system"*|\
-		W:*|E:*)
-			mn_log "debootstrap: ${line#I: }" ;;
-		esac
-	done
-}
-rc=${PIPESTATUS[0]}
-set -e
-if [ "$rc" -ne 0 ]; then
-	tail -n 30 "$log" >&2
-	[ -f "$work/tree/debootstrap/debootstrap.log" ] && tail -n 30 "$work/tree/debootstrap/debootstrap.log" >&2
-	mn_die "debootstrap failed (exit $rc, log: $log)"
-fi
-umount_all
-
+cp -a "$dbs/tree" "$work/tree"
 mn_log "rootfs: configuring the guest"
 t=$work/tree
 # No password for root: the serial console lets a person log in by hand.
@@ -171,8 +190,14 @@ cat >"$t/etc/systemd/journald.conf.d/memnotify.conf" <<'EOF'
 Storage=volatile
 RuntimeMaxUse=32M
 EOF
-# Units that slow the boot down or do nothing useful in a throw-away guest.
+# The guest kernel is small (CONFIG_BASE_SMALL: pid_max at most 32768):
+# Debian's kernel.pid_max = 4194304 would fail systemd-sysctl.service.
+mkdir -p "$t/etc/sysctl.d"
+ln -sfn /dev/null "$t/etc/sysctl.d/50-pid-max.conf"
+# Units that slow the boot down or do nothing useful in a throw-away guest
+# (the kernel has no modules; nobody logs in through logind: ~13 s under TCG).
 for u in systemd-firstboot.service systemd-timesyncd.service \
+	systemd-logind.service modprobe@.service \
 	apt-daily.timer apt-daily-upgrade.timer apt-daily.service apt-daily-upgrade.service \
 	dpkg-db-backup.timer dpkg-db-backup.service \
 	e2scrub_all.timer e2scrub_all.service e2scrub_reap.service \
@@ -183,7 +208,7 @@ for u in systemd-firstboot.service systemd-timesyncd.service \
 done
 # Nothing of apt's is needed at run time; keep the tree small.
 rm -rf "$t"/var/lib/apt/lists/* "$t"/var/cache/apt/*.bin "$t"/var/cache/apt/archives/*.deb \
-	"$t"/var/log/*.log "$t"/var/log/apt/* "$t/debootstrap"
+	"$t"/var/log/*.log "$t"/var/log/apt/*
 # Record what went in.
 {
 	echo "suite=$suite"
@@ -197,9 +222,14 @@ rm -rf "$base"
 mkdir -p "$base"
 mv "$work/tree" "$base/tree"
 mv "$work/packages.txt" "$base/packages.txt" 2>/dev/null || true
-mv "$log" "$base/build.log"
 rm -rf "$work"
 du -sh "$base/tree" | awk '{ print $1 }' >"$base/size"
 touch "$base/ok"
+# Keep the two newest of each kind of tree.
+for kind in base debootstrap; do
+	ls -1dt "$MN_CACHE/rootfs/$kind"-*/ 2>/dev/null | tail -n +3 | while read -r old; do
+		rm -rf "${old%/}"
+	done
+done
 mn_log "rootfs: base ready ($(cat "$base/size"), $(wc -l <"$base/packages.txt" 2>/dev/null || echo '?') packages)"
 finish "$@"

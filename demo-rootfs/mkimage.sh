@@ -101,7 +101,8 @@ for o in ${overlays[@]+"${overlays[@]}"}; do
 done
 mn_log "rootfs image: mkfs.ext4 -d ($size, sparse)"
 rm -f "$img.tmp"
-mkfs.ext4 -q -F -L memnotify-root -E root_owner=0:0 -d "$work/tree" "$img.tmp" "$size" >&2 ||
+truncate -s "$size" "$img.tmp" || mn_die "cannot create $img.tmp of $size"
+mkfs.ext4 -q -F -L memnotify-root -E root_owner=0:0 -d "$work/tree" "$img.tmp" >&2 ||
 	mn_die "mkfs.ext4 failed to make the image"
 mv "$img.tmp" "$img"
 mn_log "rootfs image: $(du -h "$img" | cut -f1) used of $size"

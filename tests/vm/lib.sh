@@ -134,7 +134,7 @@ mn_vm_oopsed() {
 mn_vm_tail() {
 	local n=${2:-30}
 	if [ -s "$1" ]; then
-		tail -n "$n" "$1" | tr -d '\r' | sed 's/^/# /'
+		tail -n "$n" "$1" | tr -d '\r' | sed 's/\x1b\[[0-9;]*m//g' | awk '{ print "# " $0 }'
 	else
 		echo "# (the serial log $1 is empty)"
 	fi

@@ -95,12 +95,6 @@ for tool in debugfs mkfs.ext4 mkswap e2fsck timeout; do
 	command -v "$tool" >/dev/null || setup_fail "$tool is missing (Debian packages e2fsprogs, util-linux, coreutils)"
 done
 
-if [ -z "$kernel" ]; then
-	kernel=$("$MN_TOP/kernel/build.sh" --print-image --variant "$variant") ||
-		setup_fail "could not get the $variant kernel (kernel/build.sh --print-image --variant $variant failed)"
-fi
-[ -r "$kernel" ] || setup_fail "no kernel image at $kernel"
-
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/memnotify-vm.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -123,6 +117,12 @@ overlay_args+=(--overlay "$ov")
 image=$("$MN_TOP/demo-rootfs/mkimage.sh" "${overlay_args[@]}" --print-image) ||
 	setup_fail "could not get the rootfs image (demo-rootfs/mkimage.sh failed; see above)"
 
+if [ -z "$kernel" ]; then
+	kernel=$("$MN_TOP/kernel/build.sh" --print-image --variant "$variant") ||
+		setup_fail "could not get the $variant kernel (kernel/build.sh --print-image --variant $variant failed)"
+fi
+[ -r "$kernel" ] || setup_fail "no kernel image at $kernel"
+
 if [ "$prepare" = 1 ]; then
 	echo "kernel=$kernel"
 	echo "image=$image"
@@ -134,6 +134,12 @@ if [ -z "$out" ]; then
 	out=$base/$name-$(date +%Y%m%d-%H%M%S)
 	n=1
 	while [ -e "$out" ]; do out=$base/$name-$(date +%Y%m%d-%H%M%S)-$n; n=$((n + 1)); done
+fi
+# A results directory of an earlier run is emptied (a stale result file
+# must never pass for this run's); any other non-empty directory is refused.
+if [ -d "$out" ] && [ -n "$(ls -A "$out")" ]; then
+	[ -f "$out/run.txt" ] || { echo "run-scenario.sh: --out $out is not empty and holds no earlier results" >&2; exit 2; }
+	find "$out" -mindepth 1 -delete
 fi
 mkdir -p "$out" || setup_fail "cannot create $out"
 out=$(cd "$out" && pwd)
@@ -239,8 +245,9 @@ fi
 [ "$verdict" = 3 ] && mn_vm_tail "$log" 30
 [ "$verdict" = 0 ] && [ "$failures" -gt 0 ] && verdict=1
 if mn_vm_oopsed "$log"; then
-	echo "# the kernel log has an oops, BUG or WARNING:"
-	grep -aE -A5 'Oops: |BUG: |WARNING: |general protection fault' "$log" | head -n 30 | sed 's/^/#   /'
+	echo "# the kernel log has an oops, BUG, WARNING or panic:"
+	grep -aE -A5 'Oops: |BUG: |WARNING: |general protection fault|Kernel panic' "$log" |
+		head -n 30 | tr -d '\r' | awk '{ print "#   " $0 }'
 fi
 echo "# results: $out"
 echo "1..$n"

@@ -1,0 +1,35 @@
+#!/bin/bash
+# tests/vm/vm-smoke.sh - boot the systemd test guest (the demo-rootfs Debian
+# bookworm image) with the memnotify guest kernel under QEMU and run the
+# smoke scenario in it (tests/vm/scenarios/smoke). A TAP test for make check.
+#
+# Gets (builds when not cached) the guest kernel with kernel/build.sh and
+# the root image with demo-rootfs/, then runs tests/vm/run-scenario.sh smoke
+# and passes its TAP on. A guest that does not boot, times out or reports
+# no result fails; nothing is skipped, except when not running as root and
+# the rootfs image is not cached (debootstrap needs root): then it prints
+# "1..0 # SKIP" with that reason.
+#
+# Environment: MEMNOTIFY_VM_KERNEL (a bzImage to boot instead),
+# MEMNOTIFY_VM_VARIANT (kernel variant, default guest), MEMNOTIFY_VM_TIMEOUT
+# (QEMU's limit, default 300 s), MEMNOTIFY_CACHE. Results (serial log,
+# dmesg, journal, TAP) go to $top_builddir/results/vm-smoke/.
+set -uo pipefail
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+builddir=${top_builddir:-$srcdir}
+variant=${MEMNOTIFY_VM_VARIANT:-guest}
+run=$srcdir/tests/vm/run-scenario.sh
+
+if [ "$(id -u)" -ne 0 ]; then
+	err=$(mktemp)
+	trap 'rm -f "$err"' EXIT
+	if ! "$run" smoke --variant "$variant" --prepare >/dev/null 2>"$err"; then
+		if grep -q 'needs root' "$err"; then
+			echo "1..0 # SKIP not root and the rootfs image is not cached: building it needs root (run ./run-tests.sh or demo-rootfs/build.sh as root once)"
+			exit 0
+		fi
+		cat "$err" >&2
+	fi
+fi
+
+exec "$run" smoke --variant "$variant" --out "$builddir/results/vm-smoke"

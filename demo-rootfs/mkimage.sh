@@ -16,7 +16,7 @@
 #
 # The image is $MEMNOTIFY_CACHE/rootfs/image-<hash>.ext4 where <hash> covers
 # the base (its cache key), the overlays' file names, modes, link targets and
-# contents, the size and this script. The newest 6 images are kept. The image
+# contents, the size and this script. The newest 4 images are kept. The image
 # is made with `mkfs.ext4 -d TREE`: no loop device, no mount. Boot it with
 # QEMU's snapshot=on (or a copy) so that the cached image stays pristine.
 #
@@ -31,7 +31,7 @@ base=
 overlays=()
 size=1536M
 print=0
-keep=6
+keep=4
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) base=${2:?--base needs a directory}; shift 2 ;;

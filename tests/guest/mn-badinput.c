@@ -64,7 +64,8 @@ int main(int argc, char **argv)
 	   minor(st.st_rdev) == 13, "device is char 1:13", r ? errno : 0);
 	ok(r == 0 && (st.st_mode & 07777) == 0444, "device mode is 0444", 0);
 
-	ok(as_nobody(dev, O_RDONLY) == 0, "nobody can open it read-only", 0);
+	r = as_nobody(dev, O_RDONLY);
+	ok(r == 0, "nobody can open it read-only", r);
 	r = as_nobody(dev, O_WRONLY);
 	ok(r == EACCES, "nobody cannot open it for writing (EACCES)", r);
 

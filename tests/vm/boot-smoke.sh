@@ -7,7 +7,8 @@
 # Prints TAP. The guest (tests/vm/initramfs/init, busybox and the static
 # programs of tests/guest/) checks the device node, bad input, an idle guest,
 # and wake-ups while mn-hog allocates memory until reclaim reports pressure
-# (no swap; poll, epoll, select, SIGIO; classic LRU and MGLRU). Its TAP lines
+# (poll, epoll, select, SIGIO; classic LRU and MGLRU; without and with swap
+# on a second disk). Its TAP lines
 # come back on the serial console. A guest that does not boot, does not
 # finish, or oopses fails the test. The serial log is kept in
 # $top_builddir/results/boot-smoke/.
@@ -27,9 +28,10 @@ done
 
 n=0
 fails=0
-tap() { # tap 0|1 DESCRIPTION
+tap() { # tap 0|1 DESCRIPTION: print a result, return 0 for ok
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
+	return "$(( $1 != 0 ))"
 }
 finish() {
 	echo "1..$n"
@@ -54,13 +56,18 @@ if [ -x "$busybox" ] && readelf -l "$busybox" 2>/dev/null | grep -q 'program int
 	prog_ok=1
 fi
 for p in mn-watch mn-hog mn-badinput; do
-	[ -x "$builddir/tests/guest/$p" ] || { echo "# missing $builddir/tests/guest/$p: run make first"; prog_ok=1; }
+	if [ ! -x "$builddir/tests/guest/$p" ]; then
+		echo "# missing $builddir/tests/guest/$p: run make first"; prog_ok=1
+	elif readelf -l "$builddir/tests/guest/$p" | grep -q 'program interpreter'; then
+		echo "# $builddir/tests/guest/$p is not statically linked"; prog_ok=1
+	fi
 done
 [ -x "$busybox" ] || { echo "# no static busybox (Debian package busybox-static)"; prog_ok=1; }
 tap $prog_ok "initramfs ingredients are there (busybox, tests/guest programs)" || finish
 
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
+chmod 755 "$root"
 mkdir -p "$root"/{bin,proc,sys,dev,tmp}
 cp "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
@@ -69,8 +76,14 @@ cp "$srcdir/tests/vm/initramfs/init" "$root/init"
 chmod 755 "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz"
 
+# a sparse scratch disk: its page cache is what reclaim can take back
+rm -f "$out/scratch.img" "$out/swap.img"
+truncate -s 128M "$out/scratch.img"
+truncate -s 256M "$out/swap.img"
+
 rc=0
 mn_vm_run --name boot-smoke --kernel "$kernel" --initrd "$out/initramfs.cpio.gz" \
+	--disk-ro "$out/scratch.img" --disk "$out/swap.img" \
 	--log "$log" --mem 512M --smp 2 --timeout "${MEMNOTIFY_VM_TIMEOUT:-900}" \
 	--up 'MN-BEGIN' --append "rdinit=/init quiet loglevel=4" || rc=$?
 echo "# QEMU ended with $rc after ${MN_VM_SECONDS:-?}s (${MN_VM_ACCEL:-?}), guest up after ${MN_VM_UP_SECONDS:-never}s"

@@ -12,23 +12,9 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/lib.sh
-. scripts/deps.sh
 
-mn_log "checking Debian packages"
-mn_need_pkgs "${MN_PKGS_BUILD[@]}" "${MN_PKGS_KERNEL[@]}" "${MN_PKGS_VM[@]}" "${MN_PKGS_TEST[@]}"
-
-if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt configure ]; then
-	mn_log "autoreconf"
-	autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
-fi
-mkdir -p _build
+scripts/build-project.sh
 cd _build
-if [ ! -f Makefile ] || [ ../configure -nt Makefile ]; then
-	mn_log "configure"
-	../configure --quiet --prefix=/usr --sysconfdir=/etc --localstatedir=/var
-fi
-mn_log "make"
-make -s -j"$(nproc)"
 mn_log "guest kernel (cached when its inputs are unchanged)"
 make -s kernel
 mn_log "make check"

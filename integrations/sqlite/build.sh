@@ -43,7 +43,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/../../scripts/lib.sh"
 
 usage() {
-	sed -n '/^# Usage:/,/^# *the system library/s/^# \{0,1\}//p' "$0"
+	sed -n '/^# Usage:/,/^set -euo/{/^set/d; s/^# \{0,1\}//p; }' "$0"
 	exit "${1:-0}"
 }
 
@@ -160,7 +160,7 @@ derive_deb_src() {
 		printf "Types: deb-src\nURIs: %s\nSuites: %s\nComponents: %s\n", $1, keep, $3
 		if ($4 != "") printf "Signed-By: %s\n", $4
 		printf "\n"
-	}' | awk '!seen[$0]++ || /^$/'
+	}'
 }
 
 have_source() {
@@ -175,17 +175,22 @@ fetch_source() {
 		stanzas=$(derive_deb_src)
 		[ -n "$stanzas" ] ||
 			mn_die "found no bookworm Debian entry in /etc/apt/sources.list{,.d} to derive a deb-src entry from"
-		if [ ! -f "$list" ] ||
-			! grep -q 'memnotify' "$list"; then
+		local added=
+		if [ ! -f "$list" ]; then
 			mn_log "adding deb-src entries: $list"
 			{
 				echo "# Added by memnotify integrations/sqlite/build.sh for apt-get source."
 				echo
 				printf '%s\n' "$stanzas"
 			} >"$list" || mn_die "cannot write $list"
+			added=1
 		fi
 		mn_log "apt-get update"
-		apt-get update -q >&2 || mn_die "apt-get update failed"
+		if ! apt-get update -q >&2; then
+			# Never leave apt broken for everyone else.
+			[ -n "$added" ] && rm -f "$list" && mn_log "removed $list again"
+			mn_die "apt-get update failed"
+		fi
 		have_source || mn_die "apt still knows no source package sqlite3 $ver (see $list)"
 	fi
 	local tmp=$top/src/.fetch.$$
@@ -211,9 +216,9 @@ mkdir -p "$work"
 mn_log "copying the source tree"
 cp -a "$src" "$work/src"
 cd "$work/src"
-patch -p1 --dry-run -s <"$patch_file" >&2 ||
+patch -p1 --fuzz=0 -N --dry-run -s <"$patch_file" >&2 ||
 	mn_die "memnotify-sqlite.patch does not apply to sqlite3 $ver"
-patch -p1 -s <"$patch_file" >&2
+patch -p1 --fuzz=0 -N -s <"$patch_file" >&2
 mn_log "applied memnotify-sqlite.patch"
 
 # --- configure and build --------------------------------------------------

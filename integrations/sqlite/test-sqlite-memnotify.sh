@@ -1,0 +1,263 @@
+#!/bin/bash
+# Tests the memnotify SQLite patch on the host; speaks TAP.
+#
+# Builds the patched libsqlite3 (integrations/sqlite/build.sh, cached), then
+# runs memnotify-sqlite-demo against it with SQLITE_MEMNOTIFY=1 and
+# SQLITE_MEMNOTIFY_DEVICE pointing at a FIFO that stands in for
+# /dev/mem_notify: writing "1\n" into the FIFO is one event. Control runs use
+# the system library, and the patched one with SQLITE_MEMNOTIFY unset.
+# Skips when build.sh needs root (no cached build, not root).
+set -u
+
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+builddir=${top_builddir:-.}
+demo=$builddir/integrations/sqlite/memnotify-sqlite-demo
+stress=$builddir/integrations/sqlite/sqlite-memnotify-stress
+MIB=32                        # cache to fill, MiB
+target=$((MIB << 20))
+
+if [ ! -x "$demo" ]; then
+	echo "1..0 # SKIP $demo is not built"
+	exit 0
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/memnotify-sqlite.XXXXXX")
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+echo "# integrations/sqlite/build.sh (about a minute when not cached)"
+lib=$(bash "$srcdir/integrations/sqlite/build.sh" 2>"$tmp/build.err")
+rc=$?
+if [ "$rc" -eq 3 ]; then
+	echo "1..0 # SKIP build.sh needs root to fetch the sqlite3 source (not cached yet): run integrations/sqlite/build.sh as root once"
+	exit 0
+fi
+
+echo "1..13"
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1))
+	echo "not ok $n - $1"
+	shift
+	for f in "$@"; do [ -f "$f" ] && sed "s|^|# ${f##*/}: |" "$f" | tail -n 25; done
+}
+
+if [ "$rc" -ne 0 ] || [ ! -e "$lib/libsqlite3.so.0" ]; then
+	not_ok "build.sh builds the patched library (exit status $rc)" "$tmp/build.err"
+	echo "Bail out! no patched libsqlite3"
+	exit 1
+fi
+ok "build.sh: patched library in $lib"
+
+# 2: same compile-time options as Debian's library, plus ENABLE_MEMNOTIFY.
+"$demo" --compile-options >"$tmp/opts.sys" 2>&1
+LD_LIBRARY_PATH=$lib "$demo" --compile-options >"$tmp/opts.patched" 2>&1
+diff "$tmp/opts.sys" "$tmp/opts.patched" >"$tmp/opts.diff"
+if [ "$(grep -c '^[<>]' "$tmp/opts.diff")" = 1 ] && grep -qx '> ENABLE_MEMNOTIFY' "$tmp/opts.diff"; then
+	ok "compile options: the system library's plus ENABLE_MEMNOTIFY"
+else
+	not_ok "compile options differ from the system library's by more than ENABLE_MEMNOTIFY" "$tmp/opts.diff"
+fi
+
+# wait_for PATTERN FILE [SECONDS]: wait until FILE has a line matching PATTERN.
+wait_for() {
+	local i=0 max=$((${3:-20} * 10))
+	until grep -Eq "$1" "$2" 2>/dev/null; do
+		i=$((i + 1))
+		[ "$i" -gt "$max" ] && return 1
+		kill -0 "$pid" 2>/dev/null || { grep -Eq "$1" "$2"; return; }
+		sleep 0.1
+	done
+}
+
+# start_demo NAME [ENV=VALUE...] -- [DEMO ARGS]: run the demo in the background
+# on its own database, output in $tmp/NAME.out and .err.
+start_demo() {
+	local name=$1
+	shift
+	local envs=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	env "${envs[@]}" "$demo" --cache-mib "$MIB" --duration 60 "$@" "$tmp/$name.db" \
+		>"$tmp/$name.out" 2>"$tmp/$name.err" 3>&- &
+	pid=$!
+	wait_for '^ready$' "$tmp/$name.out" 60
+}
+
+stop_demo() {
+	[ -n "$pid" ] || return 0
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	pid=
+}
+
+# field NAME LINE: the value of NAME=<number> in LINE.
+field() { printf '%s\n' "$2" | sed -n "s/.*\\b$1=\\(-\\{0,1\\}[0-9]*\\).*/\\1/p"; }
+
+# cpu_ticks PID: user+system time of a process, in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+fifo=$tmp/mem_notify
+mkfifo "$fifo"
+patched_env=(LD_LIBRARY_PATH="$lib" SQLITE_MEMNOTIFY=1 SQLITE_MEMNOTIFY_DEVICE="$fifo"
+	SQLITE_MEMNOTIFY_LOG=1)
+
+# --- 3-7: patched library, SQLITE_MEMNOTIFY=1 ------------------------------
+if start_demo patched "${patched_env[@]}" -- --reread 2 &&
+	grep -q 'memnotify=compiled-in SQLITE_MEMNOTIFY=1' "$tmp/patched.out"; then
+	ok "patched demo filled its cache ($(grep '^filled' "$tmp/patched.out"))"
+else
+	not_ok "patched demo did not fill its cache" "$tmp/patched.out" "$tmp/patched.err"
+fi
+
+# Read-write: the FIFO has a writer while fd 3 is open, so our writes never
+# block and the watcher's open() returns at once.
+exec 3<>"$fifo"
+printf '1\n' >&3
+if wait_for '^released_bytes=' "$tmp/patched.out" 10; then
+	line=$(grep -m1 '^released_bytes=' "$tmp/patched.out")
+	rel=$(field released_bytes "$line") before=$(field cache_before "$line")
+	after=$(field cache_after "$line")
+	rss_before=$(field rss_before "$line") rss_after=$(field rss_after "$line")
+	echo "# $line"
+	if [ "$rel" -gt 0 ] && [ "$before" -ge $((target * 9 / 10)) ] &&
+		[ "$after" -lt $((before / 2)) ] &&
+		grep -Eq '^sqlite3-memnotify: released [1-9][0-9]* bytes from 1 connections$' "$tmp/patched.err"; then
+		ok "event: cache $before -> $after bytes, released $rel, logged"
+	else
+		not_ok "event: cache did not shrink by half" "$tmp/patched.out" "$tmp/patched.err"
+	fi
+	# malloc_trim(0): the freed pages go back to the kernel.
+	if [ "$rss_after" -gt 0 ] && [ $((rss_before - rss_after)) -gt $((rel / 2)) ]; then
+		ok "RSS $rss_before -> $rss_after bytes"
+	else
+		not_ok "RSS did not drop by half the released bytes ($rss_before -> $rss_after)"
+	fi
+else
+	not_ok "event: no released_bytes line within 10 s" "$tmp/patched.out" "$tmp/patched.err"
+	not_ok "RSS: no release"
+fi
+
+# The writer goes away: the watcher sees POLLHUP, reopens the FIFO and waits
+# for the next writer in open() - it must not spin.
+exec 3>&-
+sleep 1
+t0=$(cpu_ticks "$pid")
+sleep 2
+t1=$(cpu_ticks "$pid")
+hz=$(getconf CLK_TCK)
+if [ $((t1 - t0)) -lt $((hz / 4)) ]; then
+	ok "no busy loop after the FIFO writer closed ($((t1 - t0)) ticks in 2 s)"
+else
+	not_ok "watcher spins after the FIFO writer closed ($((t1 - t0)) ticks in 2 s)"
+fi
+
+# A new writer, a second event after --reread refilled the cache.
+exec 3<>"$fifo"
+refilled=0
+for _ in $(seq 100); do
+	c=$(grep '^t=' "$tmp/patched.out" | tail -n 1)
+	c=$(field cache_used "$c")
+	[ -n "$c" ] && [ "$c" -ge $((target * 9 / 10)) ] && { refilled=1; break; }
+	sleep 0.1
+done
+printf '1\n' >&3
+i=0
+while [ "$(grep -c '^released_bytes=' "$tmp/patched.out")" -lt 2 ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+line=$(grep '^released_bytes=' "$tmp/patched.out" | sed -n 2p)
+if [ "$refilled" = 1 ] && [ -n "$line" ] && [ "$(field released_bytes "$line")" -gt $((target / 2)) ]; then
+	ok "second event after the writer reopened: $line"
+else
+	not_ok "second event after the writer reopened (refilled=$refilled)" "$tmp/patched.out" "$tmp/patched.err"
+fi
+exec 3>&-
+stop_demo
+
+# --- 8-9: controls: nothing is released -------------------------------------
+# control NAME DESCRIPTION ENV...: fill, write an event, expect no release.
+control() {
+	local name=$1 what=$2
+	shift 2
+	if ! start_demo "$name" "$@" --; then
+		not_ok "$what: demo did not fill its cache" "$tmp/$name.out" "$tmp/$name.err"
+		stop_demo
+		return
+	fi
+	exec 3<>"$fifo"
+	printf '1\n' >&3
+	sleep 3
+	local last
+	last=$(field cache_used "$(grep '^t=' "$tmp/$name.out" | tail -n 1)")
+	if ! grep -q '^released_bytes=' "$tmp/$name.out" && [ "${last:-0}" -ge $((target * 9 / 10)) ]; then
+		ok "$what: nothing released (cache_used=$last)"
+	else
+		not_ok "$what: the cache shrank" "$tmp/$name.out" "$tmp/$name.err"
+	fi
+	exec 3>&-
+	stop_demo
+	rm -f "$fifo"
+	mkfifo "$fifo"          # drop unread data
+}
+control system "system library, SQLITE_MEMNOTIFY=1" \
+	SQLITE_MEMNOTIFY=1 SQLITE_MEMNOTIFY_DEVICE="$fifo" SQLITE_MEMNOTIFY_LOG=1
+control off "patched library, SQLITE_MEMNOTIFY unset" \
+	LD_LIBRARY_PATH="$lib" SQLITE_MEMNOTIFY_DEVICE="$fifo" SQLITE_MEMNOTIFY_LOG=1
+
+# --- 10: no device: one log line, the application runs on --------------------
+env LD_LIBRARY_PATH="$lib" SQLITE_MEMNOTIFY=1 SQLITE_MEMNOTIFY_DEVICE="$tmp/none" \
+	SQLITE_MEMNOTIFY_LOG=1 timeout 60 "$demo" --cache-mib 4 --duration 2 "$tmp/nodev.db" \
+	>"$tmp/nodev.out" 2>"$tmp/nodev.err" 3>&-
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '^ready$' "$tmp/nodev.out" &&
+	[ "$(wc -l <"$tmp/nodev.err")" -eq 1 ] &&
+	grep -q "^sqlite3-memnotify: cannot open $tmp/none: No such file or directory; not watching$" "$tmp/nodev.err"; then
+	ok "missing device: one log line, demo ran to the end"
+else
+	not_ok "missing device (exit status $rc)" "$tmp/nodev.out" "$tmp/nodev.err"
+fi
+
+# --- 11-13: many threads opening and closing while events arrive -----------
+# stress NAME ARGS...: run the stress program while writing 150 events.
+stress() {
+	local name=$1 rc
+	shift
+	mkdir -p "$tmp/$name"
+	env "${patched_env[@]}" timeout 120 "$stress" "$@" -t 8 -d 4 "$tmp/$name" \
+		>"$tmp/$name.out" 2>"$tmp/$name.err" 3>&- &
+	local spid=$!
+	exec 3<>"$fifo"
+	for _ in $(seq 150); do
+		printf '1\n' >&3
+		sleep 0.025
+	done
+	wait "$spid"
+	rc=$?
+	exec 3>&-
+	if [ "$rc" -eq 0 ] && grep -q '^ops=[1-9]' "$tmp/$name.out"; then
+		ok "stress ($name): 8 threads open/close/zombie/backup during events: $(grep '^ops=' "$tmp/$name.out")"
+	else
+		not_ok "stress ($name): exit status $rc (124: hung)" "$tmp/$name.out" "$tmp/$name.err"
+	fi
+}
+if [ -x "$stress" ]; then
+	stress private
+	stress shared-cache -s
+	nrel=$(cat "$tmp/private.err" "$tmp/shared-cache.err" |
+		grep -Ec '^sqlite3-memnotify: released [1-9][0-9]* bytes from [1-9][0-9]* connections')
+	if [ "$nrel" -gt 0 ] &&
+		! cat "$tmp/private.err" "$tmp/shared-cache.err" | grep -v '^sqlite3-memnotify: released ' | grep -q .; then
+		ok "stress: $nrel events released memory, no other messages"
+	else
+		not_ok "stress: $nrel events released memory" "$tmp/private.err" "$tmp/shared-cache.err"
+	fi
+else
+	for _ in 1 2 3; do n=$((n + 1)); echo "ok $n # SKIP $stress is not built"; done
+fi

@@ -1,13 +1,15 @@
 #!/bin/bash
 # kernel/build.sh - build the memnotify guest kernel (bzImage), cached.
 #
-# Usage: kernel/build.sh [--variant guest|debug|plain] [--print-image] [-q]
+# Usage: kernel/build.sh [--variant guest|debug|plain|wakeall] [--print-image] [-q]
 #
 #   guest  Debian's linux-source-6.1 + kernel/patches/*.patch, configured from
 #          tinyconfig + kvm_guest.config + kernel/guest.config   (default)
 #   debug  as guest, plus kernel/debug.config (lockdep, atomic-sleep checks)
 #   plain  the same configuration without the mem_notify patches, for
 #          comparisons (benchmarks, control runs)
+#   wakeall  as guest, plus kernel/bench/wake-all.patch and wakeall.config:
+#          every event wakes every watcher (fan-out benchmark only)
 #
 # The result lives in $MEMNOTIFY_CACHE/kernel/<variant>-<hash>/ where <hash>
 # covers the source package version, the patches, the config fragments and
@@ -30,8 +32,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 case $variant in
-guest|debug|plain) ;;
-*) echo "kernel/build.sh: unknown variant '$variant' (guest, debug, plain)" >&2; exit 2 ;;
+guest|debug|plain|wakeall) ;;
+*) echo "kernel/build.sh: unknown variant '$variant' (guest, debug, plain, wakeall)" >&2; exit 2 ;;
 esac
 
 tarball=/usr/src/linux-source-6.1.tar.xz
@@ -50,6 +52,10 @@ if [ "$variant" != plain ]; then
 fi
 fragments=("$kdir/guest.config")
 [ "$variant" = debug ] && fragments+=("$kdir/debug.config")
+if [ "$variant" = wakeall ]; then
+	patches+=("$kdir/bench/wake-all.patch")
+	fragments+=("$kdir/bench/wakeall.config")
+fi
 
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 key=$( { echo "$variant $srcver $(stat -c %s "$tarball")"; mn_hash "$0" "${fragments[@]}" ${patches[@]+"${patches[@]}"}; } |

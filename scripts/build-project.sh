@@ -38,8 +38,8 @@ mn_log "make"
 make -s -j"$(nproc)"
 
 if [ -n "$stage" ]; then
-	mn_log "installing into the staging tree $stage"
+	mn_log "installing into the staging tree _build/stage"
+	make -s stage
 	rm -rf "$stage"
-	make -s install DESTDIR="$stage" >/dev/null
-	../integrations/sqlite/build.sh --destdir "$stage"
+	cp -a stage "$stage"
 fi

@@ -16,7 +16,7 @@ cd "$(dirname "$0")"
 scripts/build-project.sh
 cd _build
 mn_log "guest kernel (cached when its inputs are unchanged)"
-make -s kernel
+make -s guest-kernel
 mn_log "make check"
 rc=0
 make -j1 check "$@" || rc=$?

@@ -1,7 +1,7 @@
 #!/bin/bash
 # kernel/build.sh - build the memnotify guest kernel (bzImage), cached.
 #
-# Usage: kernel/build.sh [--variant guest|debug|plain|wakeall] [--print-image] [-q]
+# Usage: kernel/build.sh [--variant guest|debug|plain|wakeall] [--print-image|--print-key]
 #
 #   guest  Debian's linux-source-6.1 + kernel/patches/*.patch, configured from
 #          tinyconfig + kvm_guest.config + kernel/guest.config   (default)
@@ -13,8 +13,9 @@
 #
 # The result lives in $MEMNOTIFY_CACHE/kernel/<variant>-<hash>/ where <hash>
 # covers the source package version, the patches, the config fragments and
-# this script, so an unchanged rebuild returns at once. With --print-image the
-# path of bzImage is the only thing written to stdout.
+# the build recipe's version, so an unchanged rebuild returns at once. With
+# --print-image the path of bzImage is the only thing written to stdout; with
+# --print-key, the cache key (nothing is built).
 #
 # Exit codes: 0 built or cached, 1 build failed, 2 bad usage.
 set -euo pipefail
@@ -22,11 +23,13 @@ set -euo pipefail
 
 variant=guest
 print_image=0
+print_key=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--variant) variant=${2:-}; shift 2 ;;
 	--variant=*) variant=${1#*=}; shift ;;
 	--print-image) print_image=1; shift ;;
+	--print-key) print_key=1; shift ;;
 	-h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "kernel/build.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 	esac
@@ -57,10 +60,16 @@ if [ "$variant" = wakeall ]; then
 	fragments+=("$kdir/bench/wakeall.config")
 fi
 
+# What the kernel is built from. The steps below are summed up by
+# recipe: bump it when a change to this script changes the kernel it builds
+# (not for changes to messages, options or variants that leave the others
+# alone), so that editing the script does not throw every cached kernel away.
+recipe=1
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
-key=$( { echo "$variant $srcver $(stat -c %s "$tarball")"; mn_hash "$0" "${fragments[@]}" ${patches[@]+"${patches[@]}"}; } |
+key=$( { echo "recipe $recipe $variant $srcver $(stat -c %s "$tarball")"; mn_hash "${fragments[@]}" ${patches[@]+"${patches[@]}"}; } |
 	sha256sum | cut -c1-16)
 out=$MN_CACHE/kernel/$variant-$key
+[ $print_key = 1 ] && { echo "$variant-$key"; exit 0; }
 
 finish() {
 	ln -sfn "$out" "$MN_CACHE/kernel/$variant-latest"

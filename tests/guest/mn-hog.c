@@ -5,7 +5,9 @@
  *               [-d DEVICE]
  *
  *   -s  allocate STEP_MIB per step (default 8); below 64 MiB of free memory
- *       the step shrinks to 1/4 MiB so that reclaim is reached gently
+ *       the step shrinks to 1/4 MiB and the pause grows to at least 20 ms,
+ *       so that reclaim is reached gently and kswapd, not the hog's own
+ *       direct reclaim, meets the shortage first
  *   -m  stop after MAX_MIB in total (default: no limit)
  *   -p  pause between steps (default 10 ms)
  *   -u  stop as soon as DEVICE (default /dev/mem_notify) reads "1", i.e.
@@ -84,11 +86,16 @@ int main(int argc, char **argv)
 	t0 = now_ms();
 	while (!max_mib || total < max_mib) {
 		double step = step_mib;
+		int pause = pause_ms;
+		long free_kib = mem_free_kib();
 		size_t len;
 		char *p;
 
-		if (mem_free_kib() >= 0 && mem_free_kib() < 64 * 1024)
+		if (free_kib >= 0 && free_kib < 64 * 1024) {
 			step = 0.25;
+			if (pause < 20)
+				pause = 20;
+		}
 		if (max_mib && total + step > max_mib)
 			step = max_mib - total;
 		len = (size_t)(step * 1024 * 1024);
@@ -110,8 +117,8 @@ int main(int argc, char **argv)
 				break;
 			}
 		}
-		if (pause_ms)
-			usleep(pause_ms * 1000);
+		if (pause)
+			usleep(pause * 1000);
 	}
 	printf("reached_mib=%.0f pressure=%d ms=%.0f\n", total, pressure,
 	       now_ms() - t0);

@@ -76,9 +76,14 @@ cp "$srcdir/tests/vm/initramfs/init" "$root/init"
 chmod 755 "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz"
 
-# a sparse scratch disk: its page cache is what reclaim can take back
-rm -f "$out/scratch.img" "$out/swap.img"
-truncate -s 128M "$out/scratch.img"
+# A scratch file system with a 128 MiB file: reading it gives reclaim page
+# cache to take back, as on a real system (the initramfs itself is not
+# reclaimable). And an empty disk for swap.
+rm -rf "$out/scratch" "$out/scratch.img" "$out/swap.img"
+mkdir -p "$out/scratch"
+head -c 128M /dev/urandom >"$out/scratch/fill"
+mkfs.ext4 -q -F -d "$out/scratch" "$out/scratch.img" 160M
+rm -rf "$out/scratch"
 truncate -s 256M "$out/swap.img"
 
 rc=0

@@ -1,0 +1,70 @@
+/*
+ * tests/bench/mn-bench.h - helpers shared by the benchmark and robustness
+ * programs that run inside the QEMU guest (tests/bench/, tests/robust/).
+ */
+#ifndef MN_BENCH_H
+#define MN_BENCH_H
+
+#include <stddef.h>
+
+/* CLOCK_MONOTONIC in milliseconds: comparable between processes */
+double mn_now_ms(void);
+void mn_sleep_ms(double ms);
+
+/*
+ * The device's status without becoming a watcher: open, read, close.
+ * Returns 1 (a zone is under pressure), 0, or -1 on error.
+ */
+int mn_status(const char *dev);
+
+/* a /proc/meminfo field in KiB, -1 if missing */
+long mn_meminfo_kib(const char *key);
+
+/* percentiles of n values (sorted in place); NAN when n == 0 */
+double mn_percentile(double *v, int n, double p);
+
+/*
+ * The memory hog: anonymous chunks, allocated and touched one by one, freed
+ * newest first.
+ */
+struct mn_hog {
+	size_t chunk;		/* bytes per chunk */
+	char **chunks;
+	int n, cap;
+};
+
+void mn_hog_init(struct mn_hog *h, double chunk_mib);
+int mn_hog_grow(struct mn_hog *h);		/* 0, or -1 (mmap failed) */
+void mn_hog_shrink(struct mn_hog *h, int nchunks);
+double mn_hog_mib(const struct mn_hog *h);
+
+/*
+ * Page cache for reclaim to take back: read MIB from a block device (or
+ * file), continuing where the last call stopped and wrapping at its end.
+ */
+void mn_refill_cache(const char *path, double mib);
+
+/*
+ * The pressure driver used by mn-fanout and mn-storm: repeated crossings of
+ * the pressure point. Each round allocates until the device reads "1"
+ * (checked after every chunk), allocates extra_mib more, holds for hold_ms,
+ * frees free_mib (newest chunks), refills refill_mib of page cache from
+ * refill_dev when given, waits until the device reads "0" and then
+ * settle_ms more. Stops after `rounds` rounds, at deadline (mn_now_ms()
+ * value, 0 = none), or when *stop becomes non-zero. When notify_fd >= 0, one
+ * byte is written to it at each crossing.
+ */
+struct mn_drive_opts {
+	const char *dev;
+	double chunk_mib, extra_mib, hold_ms, free_mib, settle_ms, max_mib;
+	const char *refill_dev;
+	double refill_mib;
+	int notify_fd;
+};
+
+void mn_drive_defaults(struct mn_drive_opts *o);
+/* returns the number of crossings seen; prints "drive ..." lines if verbose */
+int mn_drive(const struct mn_drive_opts *o, int rounds, double deadline,
+	     volatile int *stop, int verbose);
+
+#endif

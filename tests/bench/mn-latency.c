@@ -1,0 +1,476 @@
+/*
+ * mn-latency - notification latency of /dev/mem_notify and of PSI triggers,
+ * measured in the same run (runs inside the benchmark guest, as root).
+ *
+ * Usage: mn-latency [-r ROUNDS] [-C CHUNK_MIB] [-X EXTRA_MIB] [-H HOLD_MS]
+ *                   [-F FREE_MIB] [-S SETTLE_MS] [-D REFILL_DEV -R REFILL_MIB]
+ *                   [-P ROOT_TRIGGER] [-U USER_TRIGGER] [-u UID] [-d DEVICE]
+ *                   [-t SECONDS] [-v]
+ *
+ * Each round is one crossing of the pressure point. The hog (this process's
+ * main thread) allocates and touches CHUNK_MIB (default 1) chunks until the
+ * device reads "1", allocates EXTRA_MIB (default 8) more, holds them for
+ * HOLD_MS (default 1000), frees FREE_MIB (default 64; more until the device
+ * reads "0"), optionally reads REFILL_MIB of REFILL_DEV back into the page
+ * cache, and waits SETTLE_MS (default 2500, longer than the PSI windows)
+ * before the next round.
+ *
+ * The pressure point of a round is the moment a zone gets marked under
+ * pressure (ZONE_MEM_NOTIFY, set by reclaim right before it notifies). User
+ * space cannot see that moment exactly, only bracket it: a sampler thread
+ * (SCHED_FIFO, every jiffy: 4 ms at HZ=250) and the hog (after every chunk)
+ * read the device's status, opening and closing it each time so that they
+ * are never watchers themselves. The mark lies after the last "0" read and
+ * before both the first "1" read and the first mem_notify wake-up. The
+ * round's pressure point T0 is the start of that last "0" read, the earliest
+ * the mark can have happened, so the latencies below are upper bounds; the
+ * bracket (its width) is printed too.
+ *
+ * Watchers, all running during the same rounds:
+ *   mem_notify   one thread polling one open file of the device
+ *   psi-root     a PSI trigger ROOT_TRIGGER (default "some 50000 500000")
+ *                on /proc/pressure/memory, polled for POLLPRI
+ *   psi-user     the same with USER_TRIGGER (default "some 100000 2000000",
+ *                the 2 s window unprivileged users may use), opened by a
+ *                child process running as UID (default 65534)
+ *
+ * The latency of a watcher in a round is (its first wake-up in the round) -
+ * T0; negative when it woke before the pressure point (PSI can). Prints one "round ..."
+ * line per round and one "latency source=... n= median= p95= ..." line per
+ * watcher. Exit status: 0 done, 1 setup failed, 2 bad usage.
+ */
+#include "mn-bench.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include <sys/eventfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_EVENTS 4096
+#define MAX_ROUNDS 1000
+
+enum { SRC_MN, SRC_PSI_ROOT, SRC_PSI_USER, NSRC };
+static const char *src_name[NSRC] = { "mem_notify", "psi-root", "psi-user" };
+
+static const char *device = "/dev/mem_notify";
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static double events[NSRC][MAX_EVENTS];
+static int nevents[NSRC];
+static char src_error[NSRC][128];
+static int stopfd;
+static volatile int stop;
+
+#define MAX_OBS 200000
+struct obs {
+	double before, after;	/* around the status read */
+	int status;
+};
+static struct obs *obs;		/* under lock */
+static int nobs;
+static int cur_round = -1;	/* under lock */
+static double first1[MAX_ROUNDS];	/* under lock; 0 = not yet */
+
+static void record(int src, double t)
+{
+	pthread_mutex_lock(&lock);
+	if (nevents[src] < MAX_EVENTS)
+		events[src][nevents[src]++] = t;
+	pthread_mutex_unlock(&lock);
+}
+
+/* read the status and note the observation; returns the status */
+static int observe(void)
+{
+	double before = mn_now_ms();
+	int st = mn_status(device);
+	double after = mn_now_ms();
+
+	pthread_mutex_lock(&lock);
+	if (cur_round >= 0 && st >= 0) {
+		if (nobs < MAX_OBS)
+			obs[nobs++] = (struct obs){ before, after, st };
+		if (st == 1 && (!first1[cur_round] || after < first1[cur_round]))
+			first1[cur_round] = after;
+	}
+	pthread_mutex_unlock(&lock);
+	return st;
+}
+
+static void *mn_watcher(void *arg)
+{
+	int fd = *(int *)arg;
+	struct pollfd p[2] = { { fd, POLLIN, 0 }, { stopfd, POLLIN, 0 } };
+
+	for (;;) {
+		int n = poll(p, 2, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || (p[1].revents & POLLIN))
+			break;
+		if (p[0].revents & POLLIN)
+			record(SRC_MN, mn_now_ms());
+	}
+	return NULL;
+}
+
+/* open a PSI trigger; returns the fd or -errno */
+static int psi_open(const char *trigger)
+{
+	int fd = open("/proc/pressure/memory", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, trigger, strlen(trigger) + 1) < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+static void *psi_watcher(void *arg)
+{
+	int fd = *(int *)arg;
+	struct pollfd p[2] = { { fd, POLLPRI, 0 }, { stopfd, POLLIN, 0 } };
+
+	for (;;) {
+		int n = poll(p, 2, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || (p[1].revents & POLLIN) || (p[0].revents & (POLLERR | POLLNVAL)))
+			break;
+		if (p[0].revents & POLLPRI)
+			record(SRC_PSI_ROOT, mn_now_ms());
+	}
+	return NULL;
+}
+
+/* the unprivileged PSI watcher: a child process writing times to a pipe */
+static pid_t user_pid;
+static int user_pipe = -1;
+
+static void start_user_watcher(const char *trigger, uid_t uid)
+{
+	int pfd[2];
+
+	if (pipe(pfd) < 0) {
+		snprintf(src_error[SRC_PSI_USER], 128, "pipe: %s", strerror(errno));
+		return;
+	}
+	user_pid = fork();
+	if (user_pid == 0) {
+		FILE *out;
+		int fd;
+
+		close(pfd[0]);
+		out = fdopen(pfd[1], "w");
+		if (setgroups(0, NULL) || setgid(uid) || setuid(uid)) {
+			fprintf(out, "error setuid %d: %s\n", (int)uid, strerror(errno));
+			_exit(1);
+		}
+		fd = psi_open(trigger);
+		if (fd < 0) {
+			fprintf(out, "error %s (uid %d): %s\n", trigger, (int)uid,
+				strerror(-fd));
+			_exit(1);
+		}
+		fprintf(out, "ok\n");
+		fflush(out);
+		for (;;) {
+			struct pollfd p = { fd, POLLPRI, 0 };
+			int n = poll(&p, 1, -1);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 || (p.revents & (POLLERR | POLLNVAL)))
+				_exit(1);
+			if (p.revents & POLLPRI) {
+				fprintf(out, "%.3f\n", mn_now_ms());
+				if (fflush(out))
+					_exit(0);
+			}
+		}
+	}
+	close(pfd[1]);
+	if (user_pid < 0) {
+		snprintf(src_error[SRC_PSI_USER], 128, "fork: %s", strerror(errno));
+		close(pfd[0]);
+		return;
+	}
+	user_pipe = pfd[0];
+}
+
+static void *user_reader(void *arg)
+{
+	FILE *in = fdopen(user_pipe, "r");
+	char line[256];
+	int first = 1;
+
+	while (in && fgets(line, sizeof(line), in)) {
+		if (first) {
+			first = 0;
+			if (strncmp(line, "ok", 2)) {
+				line[strcspn(line, "\n")] = 0;
+				pthread_mutex_lock(&lock);
+				snprintf(src_error[SRC_PSI_USER], 128, "%.120s", line);
+				pthread_mutex_unlock(&lock);
+				break;
+			}
+			continue;
+		}
+		record(SRC_PSI_USER, atof(line));
+	}
+	return NULL;
+}
+
+static void *sampler(void *arg)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+
+	/* preempt the hog as soon as the tick wakes us */
+	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	while (!stop) {
+		observe();
+		mn_sleep_ms(1);
+	}
+	return NULL;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: mn-latency [-r ROUNDS] [-C CHUNK_MIB] [-X EXTRA_MIB] "
+		"[-H HOLD_MS] [-F FREE_MIB] [-S SETTLE_MS] [-D REFILL_DEV -R REFILL_MIB] "
+		"[-P ROOT_TRIGGER] [-U USER_TRIGGER] [-u UID] [-d DEVICE] [-t SECONDS] [-v]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *root_trigger = "some 50000 500000";
+	const char *user_trigger = "some 100000 2000000";
+	const char *refill_dev = NULL;
+	double chunk = 1, extra = 8, hold = 1000, free_mib = 64, settle = 2500;
+	double refill = 0, seconds = 900, deadline, max_mib;
+	double start[MAX_ROUNDS], end[MAX_ROUNDS];
+	int rounds = 25, verbose = 0, opt, r, s, mnfd, psifd, done = 0;
+	uid_t uid = 65534;
+	pthread_t th_mn, th_psi, th_user, th_sampler;
+	int have_psi = 0, have_user = 0;
+	struct mn_hog h;
+
+	while ((opt = getopt(argc, argv, "r:C:X:H:F:S:D:R:P:U:u:d:t:v")) != -1) {
+		switch (opt) {
+		case 'r': rounds = atoi(optarg); break;
+		case 'C': chunk = atof(optarg); break;
+		case 'X': extra = atof(optarg); break;
+		case 'H': hold = atof(optarg); break;
+		case 'F': free_mib = atof(optarg); break;
+		case 'S': settle = atof(optarg); break;
+		case 'D': refill_dev = optarg; break;
+		case 'R': refill = atof(optarg); break;
+		case 'P': root_trigger = optarg; break;
+		case 'U': user_trigger = optarg; break;
+		case 'u': uid = atoi(optarg); break;
+		case 'd': device = optarg; break;
+		case 't': seconds = atof(optarg); break;
+		case 'v': verbose = 1; break;
+		default: usage();
+		}
+	}
+	if (rounds < 1 || rounds > MAX_ROUNDS || chunk <= 0 || free_mib <= 0)
+		usage();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	obs = calloc(MAX_OBS, sizeof(*obs));
+	stopfd = eventfd(0, EFD_CLOEXEC);
+	mnfd = open(device, O_RDONLY | O_CLOEXEC);
+	if (!obs || stopfd < 0 || mnfd < 0) {
+		fprintf(stderr, "mn-latency: cannot open %s: %s\n", device, strerror(errno));
+		return 1;
+	}
+	start_user_watcher(user_trigger, uid);	/* before any thread */
+	psifd = psi_open(root_trigger);
+	if (psifd < 0)
+		snprintf(src_error[SRC_PSI_ROOT], 128, "%s: %s", root_trigger,
+			 strerror(-psifd));
+	pthread_create(&th_mn, NULL, mn_watcher, &mnfd);
+	if (psifd >= 0 && !pthread_create(&th_psi, NULL, psi_watcher, &psifd))
+		have_psi = 1;
+	if (user_pipe >= 0 && !pthread_create(&th_user, NULL, user_reader, NULL))
+		have_user = 1;
+	pthread_create(&th_sampler, NULL, sampler, NULL);
+	printf("mn-latency: rounds=%d chunk=%g extra=%g hold=%g free=%g settle=%g "
+	       "refill=%g psi-root='%s' psi-user='%s' (uid %d)\n", rounds, chunk,
+	       extra, hold, free_mib, settle, refill, root_trigger, user_trigger,
+	       (int)uid);
+
+	/* wait for a calm start: no pressure */
+	for (int i = 0; i < 200 && mn_status(device) == 1; i++)
+		mn_sleep_ms(50);
+	mn_sleep_ms(settle);
+
+	{
+		long total = mn_meminfo_kib("MemTotal"), swap = mn_meminfo_kib("SwapFree");
+
+		max_mib = total / 1024.0 + (swap > 0 ? swap / 1024.0 : 0) - 64;
+	}
+	deadline = mn_now_ms() + seconds * 1e3;
+	mn_hog_init(&h, chunk);
+	for (r = 0; r < rounds && mn_now_ms() < deadline; r++) {
+		int got = 0, i;
+
+		start[r] = mn_now_ms();
+		pthread_mutex_lock(&lock);
+		cur_round = r;
+		first1[r] = 0;
+		pthread_mutex_unlock(&lock);
+		while (mn_hog_mib(&h) < max_mib && mn_now_ms() < deadline) {
+			if (mn_hog_grow(&h) < 0)
+				break;
+			observe();
+			pthread_mutex_lock(&lock);
+			got = first1[r] != 0;
+			pthread_mutex_unlock(&lock);
+			if (got)
+				break;
+		}
+		for (i = 0; got && i < (int)(extra / chunk + 0.5); i++)
+			if (mn_hog_grow(&h) < 0)
+				break;
+		if (verbose)
+			printf("hog round=%d crossed=%d mib=%.0f free_kib=%ld\n", r, got,
+			       mn_hog_mib(&h), mn_meminfo_kib("MemFree"));
+		mn_sleep_ms(hold);
+		pthread_mutex_lock(&lock);
+		cur_round = -1;		/* marks seen from now on do not count */
+		pthread_mutex_unlock(&lock);
+		mn_hog_shrink(&h, got ? (int)(free_mib / chunk + 0.5) : h.n);
+		if (refill_dev && refill > 0)
+			mn_refill_cache(refill_dev, refill);
+		/* the device must read "0" again: free more if it does not */
+		for (i = 0; mn_status(device) == 1; i++) {
+			mn_sleep_ms(10);
+			if (i % 50 == 49)
+				mn_hog_shrink(&h, (int)(free_mib / chunk + 0.5));
+		}
+		mn_sleep_ms(settle);
+		end[r] = mn_now_ms();
+		done = r + 1;
+		if (!got) {
+			printf("round %d: no crossing (hog reached %.0f MiB); stopping\n",
+			       r, mn_hog_mib(&h));
+			break;
+		}
+	}
+	mn_hog_shrink(&h, h.n);
+
+	stop = 1;
+	{
+		uint64_t one = 1;
+
+		if (write(stopfd, &one, sizeof(one)) < 0)
+			perror("mn-latency: eventfd");
+	}
+	pthread_join(th_mn, NULL);
+	if (have_psi)
+		pthread_join(th_psi, NULL);
+	pthread_join(th_sampler, NULL);
+	if (user_pid > 0) {
+		mn_sleep_ms(100);
+		kill(user_pid, SIGKILL);
+		waitpid(user_pid, NULL, 0);
+	}
+	if (have_user)
+		pthread_join(th_user, NULL);
+
+	/* per round: the pressure point, then each watcher's first wake-up */
+	{
+		double lat[NSRC][MAX_ROUNDS], bracket[MAX_ROUNDS];
+		int nlat[NSRC] = { 0 }, missed[NSRC] = { 0 }, extra_ev[NSRC] = { 0 };
+		int crossings = 0, k;
+
+		for (r = 0; r < done; r++) {
+			double first[NSRC] = { 0 }, limit, t0 = 0;
+			int inround[NSRC] = { 0 };
+			char line[512];
+			int len;
+
+			if (!first1[r])
+				continue;
+			for (s = 0; s < NSRC; s++) {
+				for (k = 0; k < nevents[s]; k++) {
+					double t = events[s][k];
+
+					if (t < start[r] || t >= end[r])
+						continue;
+					inround[s]++;
+					if (!first[s] || t < first[s])
+						first[s] = t;
+				}
+			}
+			limit = first1[r];
+			if (first[SRC_MN] && first[SRC_MN] < limit)
+				limit = first[SRC_MN];
+			for (k = 0; k < nobs; k++)
+				if (obs[k].status == 0 && obs[k].before >= start[r] &&
+				    obs[k].before < limit && obs[k].before > t0)
+					t0 = obs[k].before;
+			if (!t0)
+				t0 = start[r];
+			bracket[crossings++] = limit - t0;
+			len = snprintf(line, sizeof(line),
+				       "round %d crossing_ms=%.1f bracket_ms=%.1f", r,
+				       t0 - start[r], limit - t0);
+			for (s = 0; s < NSRC; s++) {
+				if (src_error[s][0] || (s == SRC_PSI_ROOT && !have_psi)) {
+					len += snprintf(line + len, sizeof(line) - len,
+							" %s=n/a", src_name[s]);
+				} else if (!first[s]) {
+					missed[s]++;
+					len += snprintf(line + len, sizeof(line) - len,
+							" %s=none", src_name[s]);
+				} else {
+					extra_ev[s] += inround[s] - 1;
+					lat[s][nlat[s]++] = first[s] - t0;
+					len += snprintf(line + len, sizeof(line) - len,
+							" %s=%.1f(%d)", src_name[s],
+							first[s] - t0, inround[s]);
+				}
+			}
+			printf("%s\n", line);
+		}
+		printf("crossings=%d rounds=%d bracket_ms_median=%.1f bracket_ms_max=%.1f\n",
+		       crossings, done, mn_percentile(bracket, crossings, 50),
+		       crossings ? bracket[crossings - 1] : NAN);
+		for (s = 0; s < NSRC; s++) {
+			double med, p95;
+
+			if (src_error[s][0]) {
+				printf("latency source=%s unavailable: %s\n", src_name[s],
+				       src_error[s]);
+				continue;
+			}
+			med = mn_percentile(lat[s], nlat[s], 50);
+			p95 = mn_percentile(lat[s], nlat[s], 95);
+			printf("latency source=%s n=%d median=%.1f p95=%.1f min=%.1f "
+			       "max=%.1f missed=%d more_events=%d\n", src_name[s], nlat[s],
+			       med, p95, nlat[s] ? lat[s][0] : NAN,
+			       nlat[s] ? lat[s][nlat[s] - 1] : NAN, missed[s], extra_ev[s]);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,149 @@
+#!/bin/bash
+# tests/robust/debug-kernel.sh - robustness of /dev/mem_notify on the debug
+# kernel (kernel/debug.config: lockdep with PROVE_LOCKING, atomic-sleep
+# checks, list debugging, KASAN).
+#
+# Usage: tests/robust/debug-kernel.sh [--kernel BZIMAGE]
+#
+# Prints TAP. Boots the `debug` kernel variant once (built and cached by
+# kernel/build.sh) with an initramfs (tests/robust/init, busybox and the
+# static programs of tests/guest/ and tests/robust/) that checks bad and odd
+# input, counts the per-file state in /proc/slabinfo around 1000 opens and
+# closes, runs a pressure round, and a 30 s open/close/fcntl(FASYNC) storm
+# of 1000 watchers while pressure comes and goes, then checks that the
+# per-file state is gone. The test fails when the guest does not boot or
+# does not finish, when a guest check fails, or when the serial log shows a
+# lockdep report, a KASAN report, a BUG, a WARNING or an oops. The serial
+# log is kept in $top_builddir/results/robust/.
+#
+# Environment: MEMNOTIFY_VM_TIMEOUT (default 900 s), MEMNOTIFY_ROBUST_STORM
+# (storm seconds, default 30).
+set -uo pipefail
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+builddir=${top_builddir:-$srcdir}
+. "$srcdir/tests/vm/lib.sh"
+
+kernel=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=$2; shift 2 ;;
+	*) echo "usage: $0 [--kernel BZIMAGE]" >&2; exit 2 ;;
+	esac
+done
+
+n=0
+fails=0
+tap() { # tap 0|1 DESCRIPTION: print a result, return 0 for ok
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
+	return "$(( $1 != 0 ))"
+}
+finish() {
+	echo "1..$n"
+	[ $fails = 0 ]
+	exit $?
+}
+
+out=$builddir/results/robust
+mkdir -p "$out"
+log=$out/serial.log
+rm -f "$log"
+
+if [ -z "$kernel" ]; then
+	kernel=$("$srcdir/kernel/build.sh" --print-image --variant debug) || kernel=
+fi
+[ -n "$kernel" ] && [ -r "$kernel" ]
+tap $? "debug kernel is built" || finish
+config=$(dirname "$kernel")/.config
+kasan=0
+grep -qx 'CONFIG_KASAN=y' "$config" 2>/dev/null && kasan=1
+for opt in CONFIG_PROVE_LOCKING CONFIG_DEBUG_ATOMIC_SLEEP CONFIG_MEM_NOTIFY; do
+	grep -qx "$opt=y" "$config" 2>/dev/null || { tap 1 "the kernel has $opt=y ($config)"; finish; }
+done
+echo "# $kernel: PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, KASAN=$kasan"
+
+busybox=/bin/busybox
+prog_ok=0
+if [ ! -x "$busybox" ]; then
+	echo "# no static busybox (Debian package busybox-static)"; prog_ok=1
+elif readelf -l "$busybox" 2>/dev/null | grep -q 'program interpreter'; then
+	echo "# $busybox is dynamically linked: install busybox-static"; prog_ok=1
+fi
+progs="tests/guest/mn-watch tests/guest/mn-hog tests/guest/mn-badinput tests/robust/mn-storm tests/robust/mn-oddinput"
+for p in $progs; do
+	if [ ! -x "$builddir/$p" ]; then
+		echo "# missing $builddir/$p: run make first"; prog_ok=1
+	elif readelf -l "$builddir/$p" | grep -q 'program interpreter'; then
+		echo "# $builddir/$p is not statically linked"; prog_ok=1
+	fi
+done
+tap $prog_ok "initramfs ingredients are there (busybox, guest programs)" || finish
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+chmod 755 "$root"
+mkdir -p "$root"/{bin,proc,sys,dev,tmp}
+cp "$busybox" "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"
+for p in $progs; do cp "$builddir/$p" "$root/bin/"; done
+cp "$srcdir/tests/robust/init" "$root/init"
+chmod 755 "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz"
+
+# page cache for reclaim to take back, and swap for the storm
+rm -f "$out/scratch.img" "$out/swap.img"
+truncate -s 128M "$out/scratch.img"
+truncate -s 512M "$out/swap.img"
+
+rc=0
+# loglevel=7: lockdep and KASAN reports are printed at KERN_WARNING/KERN_ERR
+# and must reach the serial console even if the guest dies afterwards.
+# slub_nomerge: every slab cache under its own name in /proc/slabinfo.
+# rcu_cpu_stall_timeout=300: under TCG on a busy host a debug kernel can be
+# slow enough to trip the 21 s RCU stall detector without anything wrong.
+# pci=noacpi: the debug kernel's ACPI interpreter is so slow under TCG that
+# evaluating _PRT for each PCI device runs into the 30 s AML loop timeout
+# (virtio uses MSI-X and does not need the routing); 90 s of boot saved.
+mn_vm_run --name robust --kernel "$kernel" --initrd "$out/initramfs.cpio.gz" \
+	--disk-ro "$out/scratch.img" --disk "$out/swap.img" \
+	--log "$log" --mem 512M --smp 2 --timeout "${MEMNOTIFY_VM_TIMEOUT:-900}" \
+	--up 'MN-BEGIN' \
+	--append "rdinit=/init loglevel=7 slub_nomerge rcupdate.rcu_cpu_stall_timeout=300 pci=noacpi mnrobust.storm=${MEMNOTIFY_ROBUST_STORM:-30}" || rc=$?
+echo "# QEMU ended with $rc after ${MN_VM_SECONDS:-?}s (${MN_VM_ACCEL:-?}), guest up after ${MN_VM_UP_SECONDS:-never}s"
+
+grep -q 'MN-BEGIN' "$log"
+if ! tap $? "debug guest booted and ran its checks"; then
+	mn_vm_tail "$log"
+	finish
+fi
+if [ $kasan = 1 ]; then
+	grep -q 'KernelAddressSanitizer initialized' "$log"
+	tap $? "KASAN is on in the guest"
+fi
+grep -a -E '^MN-(INFO|SLAB): ' "$log" | tr -d '\r' | sed 's/^MN-[A-Z]*: /# /'
+grep -a '^MN-SUB: ' "$log" | tr -d '\r' | sed 's/^MN-SUB: /#   /'
+while IFS= read -r line; do
+	case $line in
+	'ok '*) tap 0 "guest: ${line#ok [0-9]* - }" ;;
+	'not ok '*) tap 1 "guest: ${line#not ok [0-9]* - }" ;;
+	'#'*) echo "$line" ;;
+	esac
+done < <(grep -a '^MN-TAP: ' "$log" | tr -d '\r' | sed 's/^MN-TAP: //')
+
+planned=$(grep -a '^MN-PLAN: ' "$log" | tr -d '\r' | sed 's/^MN-PLAN: //')
+got=$(grep -ac '^MN-TAP: \(not \)\{0,1\}ok ' "$log")
+grep -q 'MN-END' "$log" && [ "$rc" = 0 ] && [ -n "$planned" ] && [ "$planned" = "$got" ]
+tap $? "guest finished all its checks ($got of ${planned:-?}) and powered off" || mn_vm_tail "$log"
+
+# Reports of the debug options: lockdep ("possible circular locking
+# dependency", "inconsistent lock state", ...), DEBUG_ATOMIC_SLEEP ("BUG:
+# sleeping function called from invalid context"), KASAN ("BUG: KASAN:"),
+# list debugging ("list_add corruption" + WARNING/BUG), and plain oopses.
+splat_re='Oops: |BUG: |WARNING: |general protection fault|Call Trace:|(^|\] )(rcu: )?INFO: |possible (circular|recursive) locking|inconsistent lock state|DEBUG_LOCKS_WARN_ON|turning off the locking correctness validator|list_(add|del) corruption|Kernel panic'
+if mn_vm_oopsed "$log" || grep -aEq "$splat_re" "$log"; then
+	tap 1 "kernel log has no lockdep, KASAN, BUG, WARNING or oops report"
+	grep -aE -B2 -A12 "$splat_re" "$log" | head -60 | tr -d '\r' | sed 's/^/# /'
+else
+	tap 0 "kernel log has no lockdep, KASAN, BUG, WARNING or oops report"
+fi
+finish

@@ -1,0 +1,236 @@
+#!/bin/bash
+# tests/bench/run-bench.sh - run the memnotify benchmarks in QEMU guests and
+# print the figures (docs/benchmarks.md). Never passes or fails on time.
+#
+# Usage: tests/bench/run-bench.sh [--rounds N] [--fanout N,N,...]
+#            [--fanout-secs S] [--fault SIZE_MIB:REPEATS] [--pairs N]
+#            [--only latency,fanout,faultloop] [--out DIR]
+#
+#   --rounds N        crossings of the pressure point for the latency
+#                     benchmark (default 25; at least 20 for the table)
+#   --fanout LIST     watcher counts of the fan-out benchmark (1,16,256,1000)
+#   --fanout-secs S   seconds of repeated crossings per fan-out run (20)
+#   --fault S:R       the hot-path loop: S MiB mapped, touched and unmapped,
+#                     R timed loops per boot (256:10)
+#   --pairs N         hot path: N boots of each kernel, alternating plain and
+#                     patched, so that host drift hits both (default 2)
+#   --only LIST       run only these benchmarks
+#   --out DIR         serial logs and results (default
+#                     $top_builddir/results/bench, else ./results/bench)
+#
+# Kernels (built and cached by kernel/build.sh, one build at a time):
+#   guest    the mem_notify kernel: latency, fan-out, hot path
+#   wakeall  guest + kernel/bench/wake-all.patch: fan-out comparison
+#   plain    no mem_notify patches: hot-path comparison
+# Every guest gets 512 MiB, 2 CPUs, a 128 MiB scratch disk for page cache
+# and a 512 MiB swap disk, and runs tests/bench/init with the static programs
+# of tests/bench/. Prints the figures table on stdout and writes it, with
+# Markdown tables, to DIR/results.txt and DIR/results.md.
+#
+# Exit status: 0 figures printed, 1 a kernel, a guest or a program failed.
+set -uo pipefail
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+builddir=${top_builddir:-$srcdir}
+. "$srcdir/tests/vm/lib.sh"
+
+rounds=25 fanout=1,16,256,1000 fanout_secs=20 fault=256:10 pairs=2
+only=latency,fanout,faultloop
+out=$builddir/results/bench
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rounds) rounds=$2; shift 2 ;;
+	--fanout) fanout=$2; shift 2 ;;
+	--fanout-secs) fanout_secs=$2; shift 2 ;;
+	--fault) fault=$2; shift 2 ;;
+	--pairs) pairs=$2; shift 2 ;;
+	--only) only=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) echo "run-bench.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+	esac
+done
+want() { case ",$only," in *",$1,"*) return 0 ;; esac; return 1; }
+mkdir -p "$out"
+
+# --- ingredients ----------------------------------------------------------
+busybox=/bin/busybox
+[ -x "$busybox" ] && ! readelf -l "$busybox" 2>/dev/null | grep -q 'program interpreter' ||
+	mn_die "need a static /bin/busybox (Debian package busybox-static)"
+progs="mn-latency mn-fanout mn-faultloop"
+for p in $progs; do
+	[ -x "$builddir/tests/bench/$p" ] || mn_die "missing $builddir/tests/bench/$p: run make first"
+	readelf -l "$builddir/tests/bench/$p" | grep -q 'program interpreter' &&
+		mn_die "$builddir/tests/bench/$p is not statically linked"
+done
+
+declare -A kernel
+for v in guest wakeall plain; do
+	case $v in
+	wakeall) want fanout || continue ;;
+	plain) want faultloop || continue ;;
+	esac
+	kernel[$v]=$("$srcdir/kernel/build.sh" --print-image --variant "$v") ||
+		mn_die "kernel/build.sh --variant $v failed"
+done
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+chmod 755 "$root"
+mkdir -p "$root"/{bin,proc,sys,dev,tmp}
+cp "$busybox" "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"
+for p in $progs; do cp "$builddir/tests/bench/$p" "$root/bin/"; done
+cp "$srcdir/tests/bench/init" "$root/init"
+chmod 755 "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz"
+
+failed=0
+boot() { # boot NAME VARIANT TIMEOUT KERNEL-ARGS...: one guest, log in $out/NAME.log
+	local name=$1 variant=$2 timeout_s=$3 rc=0
+	shift 3
+	rm -f "$out/scratch.img" "$out/swap.img"
+	truncate -s 128M "$out/scratch.img"
+	truncate -s 512M "$out/swap.img"
+	mn_vm_run --name "bench-$name" --kernel "${kernel[$variant]}" \
+		--initrd "$out/initramfs.cpio.gz" \
+		--disk-ro "$out/scratch.img" --disk "$out/swap.img" \
+		--log "$out/$name.log" --mem 512M --smp 2 --timeout "$timeout_s" \
+		--up 'MN-BEGIN' --append "rdinit=/init quiet loglevel=4 $*" || rc=$?
+	if [ "$rc" != 0 ] || ! grep -q '^MN-END' "$out/$name.log"; then
+		mn_log "bench-$name: the guest did not finish (rc $rc); see $out/$name.log"
+		failed=1
+	fi
+	if mn_vm_oopsed "$out/$name.log"; then
+		mn_log "bench-$name: the kernel log has an oops, BUG or WARNING"
+		failed=1
+	fi
+	rm -f "$out/scratch.img" "$out/swap.img"
+}
+
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+t0=$(date +%s)
+if want latency || want fanout; then
+	run=
+	want latency && run=latency
+	want fanout && run=${run:+$run,}fanout
+	boot guest guest 3600 "mnbench.run=$run mnbench.rounds=$rounds" \
+		"mnbench.fanout=$fanout mnbench.fanout_secs=$fanout_secs"
+fi
+if want fanout; then
+	boot wakeall wakeall 3600 "mnbench.run=fanout" \
+		"mnbench.fanout=$fanout mnbench.fanout_secs=$fanout_secs"
+fi
+if want faultloop; then
+	for i in $(seq 1 "$pairs"); do
+		boot "fault-plain-$i" plain 900 "mnbench.run=faultloop mnbench.fault=$fault"
+		boot "fault-guest-$i" guest 900 "mnbench.run=faultloop mnbench.fault=$fault"
+	done
+fi
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
+elapsed=$(( $(date +%s) - t0 ))
+
+# --- figures --------------------------------------------------------------
+val() { # val KEY LINE
+	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -1
+}
+lines() { # lines LOG TAG: the guest's lines of that kind, prefix removed
+	grep -a "^MN-$2: " "$1" 2>/dev/null | tr -d '\r' | sed "s/^MN-$2: //"
+}
+txt=$out/results.txt
+md=$out/results.md
+: >"$txt"
+: >"$md"
+say() { echo "$*" | tee -a "$txt"; }
+mdsay() { echo "$*" >>"$md"; }
+
+accel=$(mn_vm_accel)
+say "memnotify benchmarks: $(date -u +%Y-%m-%d), linux-source-6.1 $(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)"
+say "QEMU $accel, guests with 2 vCPUs and 512 MiB; host $(nproc) CPUs, load average $load0 at the start, $load1 at the end; ${elapsed}s"
+say "command: tests/bench/run-bench.sh --rounds $rounds --fanout $fanout --fanout-secs $fanout_secs --fault $fault --pairs $pairs --only $only"
+say ""
+
+if want latency; then
+	lat() { lines "$out/guest.log" LAT | grep "^latency source=$1 "; }
+	cr=$(lines "$out/guest.log" LAT | grep '^crossings=')
+	say "1. Notification latency, ms from the pressure point (upper bounds), swap on"
+	say "   $(val crossings "$cr") crossings; the pressure point is bracketed to a median $(val bracket_ms_median "$cr") ms"
+	say "   $(printf '%-44s %4s %8s %8s %8s %8s %6s' watcher n median p95 min max missed)"
+	mdsay "| watcher | n | median ms | p95 ms | min ms | max ms | missed |"
+	mdsay "|---|---|---|---|---|---|---|"
+	for s in "mem_notify|/dev/mem_notify, poll" "psi-root|PSI trigger some 50000 500000 (root)" \
+		"psi-user|PSI trigger some 100000 2000000 (uid 65534)"; do
+		l=$(lat "${s%%|*}")
+		if [ -z "$l" ]; then
+			say "   $(printf '%-44s %s' "${s#*|}" "no result")"
+			failed=1
+			continue
+		fi
+		if echo "$l" | grep -q unavailable; then
+			say "   $(printf '%-44s %s' "${s#*|}" "${l#*unavailable: }")"
+			mdsay "| ${s#*|} | unavailable: ${l#*unavailable: } ||||||"
+			continue
+		fi
+		say "   $(printf '%-44s %4s %8s %8s %8s %8s %6s' "${s#*|}" "$(val n "$l")" \
+			"$(val median "$l")" "$(val p95 "$l")" "$(val min "$l")" "$(val max "$l")" \
+			"$(val missed "$l")")"
+		mdsay "| ${s#*|} | $(val n "$l") | $(val median "$l") | $(val p95 "$l") | $(val min "$l") | $(val max "$l") | $(val missed "$l") |"
+	done
+	mdsay ""
+	say ""
+fi
+
+if want fanout; then
+	say "2. Fan-out: $fanout_secs s of repeated crossings per run, watchers poll/epoll/SIGIO in turn"
+	say "   $(printf '%-8s %8s %7s %8s %9s %8s %8s %11s %11s %10s' kernel watchers events wakeups 'per event' 'max/ev' woken 'watch CPU' 'us/event' 'kswapd CPU')"
+	mdsay "| kernel | watchers | events | wake-ups | per event (mean) | per event (max) | files woken | watcher CPU ms | watcher CPU µs/event | kswapd CPU ms | spread ms |"
+	mdsay "|---|---|---|---|---|---|---|---|---|---|---|"
+	for v in guest wakeall; do
+		while IFS= read -r l; do
+			[ -n "$l" ] || continue
+			say "   $(printf '%-8s %8s %7s %8s %9s %8s %8s %11s %11s %10s' "$v" \
+				"$(val watchers "$l")" "$(val events "$l")" "$(val wakeups "$l")" \
+				"$(val per_event_mean "$l")" "$(val per_event_max "$l")" \
+				"$(val files_woken "$l")" "$(val watcher_cpu_ms "$l")" \
+				"$(val watcher_cpu_us_per_event "$l")" "$(val kswapd_cpu_ms "$l")")"
+			mdsay "| $v | $(val watchers "$l") | $(val events "$l") | $(val wakeups "$l") | $(val per_event_mean "$l") | $(val per_event_max "$l") | $(val files_woken "$l") | $(val watcher_cpu_ms "$l") | $(val watcher_cpu_us_per_event "$l") | $(val kswapd_cpu_ms "$l") | $(val spread_ms_median "$l") |"
+		done < <(lines "$out/$v.log" FANOUT | grep '^fanout ')
+		lines "$out/$v.log" FANOUT | grep -q '^fanout ' || { say "   $v: no result"; failed=1; }
+	done
+	mdsay ""
+	say ""
+fi
+
+if want faultloop; then
+	say "3. Hot path: mmap + touch + munmap of ${fault%%:*} MiB, ${fault##*:} timed loops per boot, $pairs boots per kernel"
+	mdsay "| kernel | loops | median ms | min ms | ns per fault |"
+	mdsay "|---|---|---|---|---|"
+	declare -A med
+	for v in plain guest; do
+		all=$(cat "$out"/fault-"$v"-*.log 2>/dev/null | grep -a '^MN-FAULT: loop ' | tr -d '\r' |
+			sed 's/.* ms=\([0-9.]*\).*/\1/' | sort -n)
+		cnt=$(echo "$all" | grep -c .)
+		if [ "$cnt" = 0 ]; then
+			say "   $v: no result"
+			failed=1
+			continue
+		fi
+		med[$v]=$(echo "$all" | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else printf "%.1f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
+		min=$(echo "$all" | head -1)
+		pages=$(( ${fault%%:*} * 256 ))
+		nsf=$(awk -v m="${med[$v]}" -v p="$pages" 'BEGIN { printf "%.0f", m * 1e6 / p }')
+		label=$v
+		[ "$v" = guest ] && label="guest (patched)"
+		say "   $(printf '%-16s loops=%-4s median=%8s ms  min=%8s ms  %6s ns/fault' "$label" "$cnt" "${med[$v]}" "$min" "$nsf")"
+		mdsay "| $label | $cnt | ${med[$v]} | $min | $nsf |"
+	done
+	if [ -n "${med[plain]:-}" ] && [ -n "${med[guest]:-}" ]; then
+		ratio=$(awk -v a="${med[guest]}" -v b="${med[plain]}" 'BEGIN { printf "%.3f", a / b }')
+		say "   ratio patched/plain (medians): $ratio"
+		mdsay ""
+		mdsay "Ratio patched/plain (medians): **$ratio**"
+	fi
+	mdsay ""
+	say ""
+fi
+say "serial logs: $out/*.log"
+exit $failed

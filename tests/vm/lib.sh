@@ -54,6 +54,22 @@
 # mn_vm_tail LOG [N]    the last N (default 30) lines of LOG, each line
 #                       prefixed "# " (TAP diagnostics), on stdout
 #
+# mn_vm_initramfs OUT INIT PROGRAM...
+#                       build the initramfs OUT (gzip'd newc cpio) of a static
+#                       busybox (/bin/busybox, package busybox-static), the
+#                       script INIT as /init and the PROGRAMs in /bin, which
+#                       must be statically linked. Returns 1 after "# ..."
+#                       lines on stdout (TAP diagnostics) saying what is
+#                       missing.
+# mn_vm_scratch_disk OUT
+#                       make OUT, an ext4 image holding one 128 MiB file of
+#                       random bytes, /fill: a guest that mounts it and reads
+#                       the file has page cache for reclaim to take back
+#                       (reading a raw disk caches nothing).
+# mn_tap 0|1 DESC       print a TAP result (counted in MN_TAP_N and
+#                       MN_TAP_FAILED); returns 0 for ok
+# mn_tap_done           print the plan; exit 0 if nothing failed, else 1
+#
 # Environment: MEMNOTIFY_ACCEL (kvm|tcg), MEMNOTIFY_VM_TIMEOUT (seconds),
 # MEMNOTIFY_KVM_CPU (-cpu under KVM, default max), MEMNOTIFY_TCG_CPU (-cpu
 # under TCG, default max), MEMNOTIFY_QEMU (the QEMU binary, default
@@ -272,4 +288,65 @@ mn_vm_run() {
 		[ -f "$log.qemu" ] && sed 's/^/  qemu: /' "$log.qemu" | head -n 20 >&2
 		return $MN_VM_EQEMU ;;
 	esac
+}
+
+MN_TAP_N=0
+MN_TAP_FAILED=0
+
+mn_tap() {
+	MN_TAP_N=$((MN_TAP_N + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $MN_TAP_N - $2"
+	else
+		echo "not ok $MN_TAP_N - $2"
+		MN_TAP_FAILED=$((MN_TAP_FAILED + 1))
+	fi
+	return "$(( $1 != 0 ))"
+}
+
+mn_tap_done() {
+	echo "1..$MN_TAP_N"
+	[ "$MN_TAP_FAILED" = 0 ]
+	exit $?
+}
+
+mn_vm__static() { ! readelf -l "$1" 2>/dev/null | grep -q 'program interpreter'; }
+
+mn_vm_initramfs() {
+	local out=$1 init=$2 busybox=/bin/busybox ok=0 p root
+	shift 2
+	if [ ! -x "$busybox" ] || ! mn_vm__static "$busybox"; then
+		echo "# $busybox is missing or dynamically linked: install busybox-static"
+		ok=1
+	fi
+	for p in "$@"; do
+		if [ ! -x "$p" ]; then
+			echo "# missing $p: run make first"; ok=1
+		elif ! mn_vm__static "$p"; then
+			echo "# $p is not statically linked"; ok=1
+		fi
+	done
+	[ $ok = 0 ] || return 1
+	root=$(mktemp -d)
+	chmod 755 "$root"
+	mkdir -p "$root"/{bin,proc,sys,dev,tmp,mnt}
+	cp "$busybox" "$root/bin/busybox"
+	ln -s busybox "$root/bin/sh"
+	cp "$@" "$root/bin/"
+	install -m 755 "$init" "$root/init"
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
+	ok=$?
+	rm -rf "$root"
+	return $ok
+}
+
+mn_vm_scratch_disk() {
+	local out=$1 tree
+	tree=$(mktemp -d)
+	head -c 128M /dev/urandom >"$tree/fill"
+	rm -f "$out"
+	mkfs.ext4 -q -F -d "$tree" "$out" 160M
+	local rc=$?
+	rm -rf "$tree"
+	return $rc
 }

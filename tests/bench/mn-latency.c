@@ -4,6 +4,7 @@
  *
  * Usage: mn-latency [-r ROUNDS] [-C CHUNK_MIB] [-X EXTRA_MIB] [-H HOLD_MS]
  *                   [-F FREE_MIB] [-S SETTLE_MS] [-D REFILL_DEV -R REFILL_MIB]
+ *                   [-M MAX_MIB]
  *                   [-P ROOT_TRIGGER] [-U USER_TRIGGER] [-u UID] [-d DEVICE]
  *                   [-t SECONDS] [-v]
  *
@@ -13,7 +14,8 @@
  * HOLD_MS (default 1000), frees FREE_MIB (default 64; more until the device
  * reads "0"), optionally reads REFILL_MIB of REFILL_DEV back into the page
  * cache, and waits SETTLE_MS (default 2500, longer than the PSI windows)
- * before the next round.
+ * before the next round. The hog never holds more than MAX_MIB (default:
+ * RAM + free swap - 64 MiB with swap, RAM - 8 MiB without).
  *
  * The pressure point of a round is the moment a zone gets marked under
  * pressure (ZONE_MEM_NOTIFY, set by reclaim right before it notifies). User
@@ -253,7 +255,7 @@ static void *sampler(void *arg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: mn-latency [-r ROUNDS] [-C CHUNK_MIB] [-X EXTRA_MIB] "
-		"[-H HOLD_MS] [-F FREE_MIB] [-S SETTLE_MS] [-D REFILL_DEV -R REFILL_MIB] "
+		"[-H HOLD_MS] [-F FREE_MIB] [-S SETTLE_MS] [-D REFILL_DEV -R REFILL_MIB] [-M MAX_MIB] "
 		"[-P ROOT_TRIGGER] [-U USER_TRIGGER] [-u UID] [-d DEVICE] [-t SECONDS] [-v]\n");
 	exit(2);
 }
@@ -264,7 +266,7 @@ int main(int argc, char **argv)
 	const char *user_trigger = "some 100000 2000000";
 	const char *refill_dev = NULL;
 	double chunk = 1, extra = 8, hold = 1000, free_mib = 64, settle = 2500;
-	double refill = 0, seconds = 900, deadline, max_mib;
+	double refill = 0, seconds = 900, deadline, max_mib = 0, reached;
 	double start[MAX_ROUNDS], end[MAX_ROUNDS];
 	int rounds = 25, verbose = 0, opt, r, s, mnfd, psifd, done = 0;
 	uid_t uid = 65534;
@@ -272,7 +274,7 @@ int main(int argc, char **argv)
 	int have_psi = 0, have_user = 0;
 	struct mn_hog h;
 
-	while ((opt = getopt(argc, argv, "r:C:X:H:F:S:D:R:P:U:u:d:t:v")) != -1) {
+	while ((opt = getopt(argc, argv, "r:C:X:H:F:S:D:R:M:P:U:u:d:t:v")) != -1) {
 		switch (opt) {
 		case 'r': rounds = atoi(optarg); break;
 		case 'C': chunk = atof(optarg); break;
@@ -282,6 +284,7 @@ int main(int argc, char **argv)
 		case 'S': settle = atof(optarg); break;
 		case 'D': refill_dev = optarg; break;
 		case 'R': refill = atof(optarg); break;
+		case 'M': max_mib = atof(optarg); break;
 		case 'P': root_trigger = optarg; break;
 		case 'U': user_trigger = optarg; break;
 		case 'u': uid = atoi(optarg); break;
@@ -323,10 +326,11 @@ int main(int argc, char **argv)
 		mn_sleep_ms(50);
 	mn_sleep_ms(settle);
 
-	{
+	if (!max_mib) {
 		long total = mn_meminfo_kib("MemTotal"), swap = mn_meminfo_kib("SwapFree");
 
-		max_mib = total / 1024.0 + (swap > 0 ? swap / 1024.0 : 0) - 64;
+		/* a safety net; without swap the mark comes only near the end */
+		max_mib = swap > 0 ? (total + swap) / 1024.0 - 64 : total / 1024.0 - 8;
 	}
 	deadline = mn_now_ms() + seconds * 1e3;
 	mn_hog_init(&h, chunk);
@@ -354,6 +358,7 @@ int main(int argc, char **argv)
 		if (verbose)
 			printf("hog round=%d crossed=%d mib=%.0f free_kib=%ld\n", r, got,
 			       mn_hog_mib(&h), mn_meminfo_kib("MemFree"));
+		reached = mn_hog_mib(&h);
 		mn_sleep_ms(hold);
 		pthread_mutex_lock(&lock);
 		cur_round = -1;		/* marks seen from now on do not count */
@@ -372,7 +377,7 @@ int main(int argc, char **argv)
 		done = r + 1;
 		if (!got) {
 			printf("round %d: no crossing (hog reached %.0f MiB); stopping\n",
-			       r, mn_hog_mib(&h));
+			       r, reached);
 			break;
 		}
 	}
@@ -453,9 +458,13 @@ int main(int argc, char **argv)
 			}
 			printf("%s\n", line);
 		}
-		printf("crossings=%d rounds=%d bracket_ms_median=%.1f bracket_ms_max=%.1f\n",
-		       crossings, done, mn_percentile(bracket, crossings, 50),
-		       crossings ? bracket[crossings - 1] : NAN);
+		{
+			double bmed = mn_percentile(bracket, crossings, 50);	/* sorts */
+
+			printf("crossings=%d rounds=%d bracket_ms_median=%.1f "
+			       "bracket_ms_max=%.1f\n", crossings, done, bmed,
+			       crossings ? bracket[crossings - 1] : NAN);
+		}
 		for (s = 0; s < NSRC; s++) {
 			double med, p95;
 

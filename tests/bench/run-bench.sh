@@ -4,10 +4,11 @@
 #
 # Usage: tests/bench/run-bench.sh [--rounds N] [--fanout N,N,...]
 #            [--fanout-secs S] [--fault SIZE_MIB:REPEATS] [--pairs N]
-#            [--only latency,fanout,faultloop] [--out DIR]
+#            [--only latency,latency-noswap,fanout,faultloop] [--out DIR]
 #
 #   --rounds N        crossings of the pressure point for the latency
-#                     benchmark (default 25; at least 20 for the table)
+#                     benchmarks (default 25; at least 20 for the table),
+#                     with swap (latency) and without (latency-noswap)
 #   --fanout LIST     watcher counts of the fan-out benchmark (1,16,256,1000)
 #   --fanout-secs S   seconds of repeated crossings per fan-out run (20)
 #   --fault S:R       the hot-path loop: S MiB mapped, touched and unmapped,
@@ -17,9 +18,11 @@
 #   --only LIST       run only these benchmarks
 #   --out DIR         serial logs and results (default
 #                     $top_builddir/results/bench, else ./results/bench)
+#   --report          boot nothing: print the figures of the serial logs
+#                     already in DIR
 #
 # Kernels (built and cached by kernel/build.sh, one build at a time):
-#   guest    the mem_notify kernel: latency, fan-out, hot path
+#   guest    the mem_notify kernel: latencies, fan-out, hot path
 #   wakeall  guest + kernel/bench/wake-all.patch: fan-out comparison
 #   plain    no mem_notify patches: hot-path comparison
 # Every guest gets 512 MiB, 2 CPUs, a 128 MiB scratch disk for page cache
@@ -34,8 +37,9 @@ builddir=${top_builddir:-$srcdir}
 . "$srcdir/tests/vm/lib.sh"
 
 rounds=25 fanout=1,16,256,1000 fanout_secs=20 fault=256:10 pairs=2
-only=latency,fanout,faultloop
+only=latency,latency-noswap,fanout,faultloop
 out=$builddir/results/bench
+report=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=$2; shift 2 ;;
@@ -45,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--pairs) pairs=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--report) report=1; shift ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run-bench.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 	esac
@@ -52,6 +57,7 @@ done
 want() { case ",$only," in *",$1,"*) return 0 ;; esac; return 1; }
 mkdir -p "$out"
 
+boot_all() {
 # --- ingredients ----------------------------------------------------------
 busybox=/bin/busybox
 [ -x "$busybox" ] && ! readelf -l "$busybox" 2>/dev/null | grep -q 'program interpreter' ||
@@ -84,7 +90,6 @@ cp "$srcdir/tests/bench/init" "$root/init"
 chmod 755 "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz"
 
-failed=0
 boot() { # boot NAME VARIANT TIMEOUT KERNEL-ARGS...: one guest, log in $out/NAME.log
 	local name=$1 variant=$2 timeout_s=$3 rc=0
 	shift 3
@@ -109,9 +114,10 @@ boot() { # boot NAME VARIANT TIMEOUT KERNEL-ARGS...: one guest, log in $out/NAME
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 t0=$(date +%s)
-if want latency || want fanout; then
+if want latency || want latency-noswap || want fanout; then
 	run=
 	want latency && run=latency
+	want latency-noswap && run=${run:+$run,}latency-noswap
 	want fanout && run=${run:+$run,}fanout
 	boot guest guest 3600 "mnbench.run=$run mnbench.rounds=$rounds" \
 		"mnbench.fanout=$fanout mnbench.fanout_secs=$fanout_secs"
@@ -128,6 +134,15 @@ if want faultloop; then
 fi
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 elapsed=$(( $(date +%s) - t0 ))
+echo "$load0|$load1|$elapsed" >"$out/run-info"
+}
+
+failed=0
+if [ "$report" = 0 ]; then
+	boot_all
+fi
+IFS='|' read -r load0 load1 elapsed <"$out/run-info" 2>/dev/null ||
+	mn_die "no benchmark run in $out"
 
 # --- figures --------------------------------------------------------------
 val() { # val KEY LINE
@@ -149,17 +164,17 @@ say "QEMU $accel, guests with 2 vCPUs and 512 MiB; host $(nproc) CPUs, load aver
 say "command: tests/bench/run-bench.sh --rounds $rounds --fanout $fanout --fanout-secs $fanout_secs --fault $fault --pairs $pairs --only $only"
 say ""
 
-if want latency; then
-	lat() { lines "$out/guest.log" LAT | grep "^latency source=$1 "; }
-	cr=$(lines "$out/guest.log" LAT | grep '^crossings=')
-	say "1. Notification latency, ms from the pressure point (upper bounds), swap on"
+latency_table() { # latency_table TAG TITLE
+	local tag=$1 l cr s
+	cr=$(lines "$out/guest.log" "$tag" | grep '^crossings=')
+	say "$2"
 	say "   $(val crossings "$cr") crossings; the pressure point is bracketed to a median $(val bracket_ms_median "$cr") ms"
 	say "   $(printf '%-44s %4s %8s %8s %8s %8s %6s' watcher n median p95 min max missed)"
 	mdsay "| watcher | n | median ms | p95 ms | min ms | max ms | missed |"
 	mdsay "|---|---|---|---|---|---|---|"
 	for s in "mem_notify|/dev/mem_notify, poll" "psi-root|PSI trigger some 50000 500000 (root)" \
 		"psi-user|PSI trigger some 100000 2000000 (uid 65534)"; do
-		l=$(lat "${s%%|*}")
+		l=$(lines "$out/guest.log" "$tag" | grep "^latency source=${s%%|*} ")
 		if [ -z "$l" ]; then
 			say "   $(printf '%-44s %s' "${s#*|}" "no result")"
 			failed=1
@@ -177,7 +192,11 @@ if want latency; then
 	done
 	mdsay ""
 	say ""
-fi
+}
+want latency && latency_table LAT \
+	"1. Notification latency, ms from the pressure point (upper bounds), swap on"
+want latency-noswap && latency_table LATNS \
+	"1b. Notification latency, ms from the pressure point (upper bounds), no swap"
 
 if want fanout; then
 	say "2. Fan-out: $fanout_secs s of repeated crossings per run, watchers poll/epoll/SIGIO in turn"
@@ -202,8 +221,8 @@ fi
 
 if want faultloop; then
 	say "3. Hot path: mmap + touch + munmap of ${fault%%:*} MiB, ${fault##*:} timed loops per boot, $pairs boots per kernel"
-	mdsay "| kernel | loops | median ms | min ms | ns per fault |"
-	mdsay "|---|---|---|---|---|"
+	mdsay "| kernel | loops | median ms | quartiles ms | min ms | ns per fault (median) |"
+	mdsay "|---|---|---|---|---|---|"
 	declare -A med
 	for v in plain guest; do
 		all=$(cat "$out"/fault-"$v"-*.log 2>/dev/null | grep -a '^MN-FAULT: loop ' | tr -d '\r' |
@@ -216,12 +235,15 @@ if want faultloop; then
 		fi
 		med[$v]=$(echo "$all" | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else printf "%.1f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
 		min=$(echo "$all" | head -1)
+		q1=$(echo "$all" | awk '{ a[NR] = $1 } END { print a[int((NR + 3) / 4)] }')
+		q3=$(echo "$all" | awk '{ a[NR] = $1 } END { print a[int((3 * NR + 3) / 4)] }')
 		pages=$(( ${fault%%:*} * 256 ))
 		nsf=$(awk -v m="${med[$v]}" -v p="$pages" 'BEGIN { printf "%.0f", m * 1e6 / p }')
 		label=$v
 		[ "$v" = guest ] && label="guest (patched)"
-		say "   $(printf '%-16s loops=%-4s median=%8s ms  min=%8s ms  %6s ns/fault' "$label" "$cnt" "${med[$v]}" "$min" "$nsf")"
-		mdsay "| $label | $cnt | ${med[$v]} | $min | $nsf |"
+		say "   $(printf '%-16s loops=%-4s median=%8s ms  quartiles=%s-%s ms  min=%8s ms  %6s ns/fault' \
+			"$label" "$cnt" "${med[$v]}" "$q1" "$q3" "$min" "$nsf")"
+		mdsay "| $label | $cnt | ${med[$v]} | $q1 – $q3 | $min | $nsf |"
 	done
 	if [ -n "${med[plain]:-}" ] && [ -n "${med[guest]:-}" ]; then
 		ratio=$(awk -v a="${med[guest]}" -v b="${med[plain]}" 'BEGIN { printf "%.3f", a / b }')

@@ -31,19 +31,6 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-n=0
-fails=0
-tap() { # tap 0|1 DESCRIPTION: print a result, return 0 for ok
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
-	return "$(( $1 != 0 ))"
-}
-finish() {
-	echo "1..$n"
-	[ $fails = 0 ]
-	exit $?
-}
-
 out=$builddir/results/robust
 mkdir -p "$out"
 log=$out/serial.log
@@ -53,46 +40,25 @@ if [ -z "$kernel" ]; then
 	kernel=$("$srcdir/kernel/build.sh" --print-image --variant debug) || kernel=
 fi
 [ -n "$kernel" ] && [ -r "$kernel" ]
-tap $? "debug kernel is built" || finish
+mn_tap $? "debug kernel is built" || mn_tap_done
 config=$(dirname "$kernel")/.config
 kasan=0
 grep -qx 'CONFIG_KASAN=y' "$config" 2>/dev/null && kasan=1
 for opt in CONFIG_PROVE_LOCKING CONFIG_DEBUG_ATOMIC_SLEEP CONFIG_MEM_NOTIFY; do
-	grep -qx "$opt=y" "$config" 2>/dev/null || { tap 1 "the kernel has $opt=y ($config)"; finish; }
+	grep -qx "$opt=y" "$config" 2>/dev/null || { mn_tap 1 "the kernel has $opt=y ($config)"; mn_tap_done; }
 done
 echo "# $kernel: PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, KASAN=$kasan"
 
-busybox=/bin/busybox
-prog_ok=0
-if [ ! -x "$busybox" ]; then
-	echo "# no static busybox (Debian package busybox-static)"; prog_ok=1
-elif readelf -l "$busybox" 2>/dev/null | grep -q 'program interpreter'; then
-	echo "# $busybox is dynamically linked: install busybox-static"; prog_ok=1
-fi
 progs="tests/guest/mn-watch tests/guest/mn-hog tests/guest/mn-badinput tests/robust/mn-storm tests/robust/mn-oddinput"
-for p in $progs; do
-	if [ ! -x "$builddir/$p" ]; then
-		echo "# missing $builddir/$p: run make first"; prog_ok=1
-	elif readelf -l "$builddir/$p" | grep -q 'program interpreter'; then
-		echo "# $builddir/$p is not statically linked"; prog_ok=1
-	fi
-done
-tap $prog_ok "initramfs ingredients are there (busybox, guest programs)" || finish
+paths=()
+for p in $progs; do paths+=("$builddir/$p"); done
+mn_vm_initramfs "$out/initramfs.cpio.gz" "$srcdir/tests/robust/init" "${paths[@]}"
+mn_tap $? "initramfs is built (static busybox and guest programs)" || mn_tap_done
 
-root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
-chmod 755 "$root"
-mkdir -p "$root"/{bin,proc,sys,dev,tmp}
-cp "$busybox" "$root/bin/busybox"
-ln -s busybox "$root/bin/sh"
-for p in $progs; do cp "$builddir/$p" "$root/bin/"; done
-cp "$srcdir/tests/robust/init" "$root/init"
-chmod 755 "$root/init"
-(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz"
-
-# page cache for reclaim to take back, and swap for the storm
-rm -f "$out/scratch.img" "$out/swap.img"
-truncate -s 128M "$out/scratch.img"
+# page cache for reclaim to take back (a file on an ext4 scratch disk), and
+# swap for the storm
+mn_vm_scratch_disk "$out/scratch.img"
+rm -f "$out/swap.img"
 truncate -s 512M "$out/swap.img"
 
 rc=0
@@ -112,20 +78,20 @@ mn_vm_run --name robust --kernel "$kernel" --initrd "$out/initramfs.cpio.gz" \
 echo "# QEMU ended with $rc after ${MN_VM_SECONDS:-?}s (${MN_VM_ACCEL:-?}), guest up after ${MN_VM_UP_SECONDS:-never}s"
 
 grep -q 'MN-BEGIN' "$log"
-if ! tap $? "debug guest booted and ran its checks"; then
+if ! mn_tap $? "debug guest booted and ran its checks"; then
 	mn_vm_tail "$log"
-	finish
+	mn_tap_done
 fi
 if [ $kasan = 1 ]; then
 	grep -q 'KernelAddressSanitizer initialized' "$log"
-	tap $? "KASAN is on in the guest"
+	mn_tap $? "KASAN is on in the guest"
 fi
 grep -a -E '^MN-(INFO|SLAB): ' "$log" | tr -d '\r' | sed 's/^MN-[A-Z]*: /# /'
 grep -a '^MN-SUB: ' "$log" | tr -d '\r' | sed 's/^MN-SUB: /#   /'
 while IFS= read -r line; do
 	case $line in
-	'ok '*) tap 0 "guest: ${line#ok [0-9]* - }" ;;
-	'not ok '*) tap 1 "guest: ${line#not ok [0-9]* - }" ;;
+	'ok '*) mn_tap 0 "guest: ${line#ok [0-9]* - }" ;;
+	'not ok '*) mn_tap 1 "guest: ${line#not ok [0-9]* - }" ;;
 	'#'*) echo "$line" ;;
 	esac
 done < <(grep -a '^MN-TAP: ' "$log" | tr -d '\r' | sed 's/^MN-TAP: //')
@@ -133,7 +99,7 @@ done < <(grep -a '^MN-TAP: ' "$log" | tr -d '\r' | sed 's/^MN-TAP: //')
 planned=$(grep -a '^MN-PLAN: ' "$log" | tr -d '\r' | sed 's/^MN-PLAN: //')
 got=$(grep -ac '^MN-TAP: \(not \)\{0,1\}ok ' "$log")
 grep -q 'MN-END' "$log" && [ "$rc" = 0 ] && [ -n "$planned" ] && [ "$planned" = "$got" ]
-tap $? "guest finished all its checks ($got of ${planned:-?}) and powered off" || mn_vm_tail "$log"
+mn_tap $? "guest finished all its checks ($got of ${planned:-?}) and powered off" || mn_vm_tail "$log"
 
 # Reports of the debug options: lockdep ("possible circular locking
 # dependency", "inconsistent lock state", ...), DEBUG_ATOMIC_SLEEP ("BUG:
@@ -141,9 +107,9 @@ tap $? "guest finished all its checks ($got of ${planned:-?}) and powered off" |
 # list debugging ("list_add corruption" + WARNING/BUG), and plain oopses.
 splat_re='Oops: |BUG: |WARNING: |general protection fault|Call Trace:|(^|\] )(rcu: )?INFO: |possible (circular|recursive) locking|inconsistent lock state|DEBUG_LOCKS_WARN_ON|turning off the locking correctness validator|list_(add|del) corruption|Kernel panic'
 if mn_vm_oopsed "$log" || grep -aEq "$splat_re" "$log"; then
-	tap 1 "kernel log has no lockdep, KASAN, BUG, WARNING or oops report"
+	mn_tap 1 "kernel log has no lockdep, KASAN, BUG, WARNING or oops report"
 	grep -aE -B2 -A12 "$splat_re" "$log" | head -60 | tr -d '\r' | sed 's/^/# /'
 else
-	tap 0 "kernel log has no lockdep, KASAN, BUG, WARNING or oops report"
+	mn_tap 0 "kernel log has no lockdep, KASAN, BUG, WARNING or oops report"
 fi
-finish
+mn_tap_done

@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 		if (i < 0)
 			continue;
 		ms[i] = t;
-		printf("loop %d ms=%.1f ns_per_fault=%.0f\n", i, t, t * 1e6 / pages);
+		printf("loop %d ms=%.3f ns_per_fault=%.1f\n", i, t, t * 1e6 / pages);
 	}
 	{
 		double sum = 0, med, min;
@@ -65,8 +65,8 @@ int main(int argc, char **argv)
 			sum += ms[i];
 		med = mn_percentile(ms, repeats, 50);	/* sorts */
 		min = ms[0];
-		printf("faultloop size_mib=%g repeats=%d pages=%zu median_ms=%.1f min_ms=%.1f "
-		       "mean_ms=%.1f median_ns_per_fault=%.0f\n", size_mib, repeats, pages,
+		printf("faultloop size_mib=%g repeats=%d pages=%zu median_ms=%.3f min_ms=%.3f "
+		       "mean_ms=%.3f median_ns_per_fault=%.1f\n", size_mib, repeats, pages,
 		       med, min, sum / repeats, med * 1e6 / pages);
 	}
 	return 0;

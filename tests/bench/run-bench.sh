@@ -14,7 +14,10 @@
 #   --fault S:R       the hot-path loop: S MiB mapped, touched and unmapped,
 #                     R timed loops per boot (256:10)
 #   --pairs N         hot path: N boots of each kernel, alternating plain and
-#                     patched, so that host drift hits both (default 2)
+#                     patched, so that host drift hits both (default 2); then
+#                     one more boot of each with QEMU's -icount (one vCPU,
+#                     virtual time = guest instructions), which is
+#                     deterministic and immune to host load
 #   --only LIST       run only these benchmarks
 #   --out DIR         serial logs and results (default
 #                     $top_builddir/results/bench, else ./results/bench)
@@ -112,6 +115,26 @@ boot() { # boot NAME VARIANT TIMEOUT KERNEL-ARGS...: one guest, log in $out/NAME
 	rm -f "$out/scratch.img" "$out/swap.img"
 }
 
+boot_icount() { # boot_icount NAME VARIANT KERNEL-ARGS...: one single-threaded
+	# TCG guest whose clock counts instructions (-icount shift=0: 1 ns each)
+	local name=$1 variant=$2 rc=0 t
+	shift 2
+	t=$(date +%s)
+	mn_log "bench-$name: booting $(basename "${kernel[$variant]}") (tcg -icount, 512M, 1 cpu)"
+	timeout --kill-after=10 900 "$MN_VM_QEMU" -nodefaults -no-user-config -display none \
+		-monitor none -no-reboot -accel tcg,thread=single -icount shift=0,sleep=off \
+		-cpu "${MEMNOTIFY_TCG_CPU:-max}" -m 512M -smp 1 -kernel "${kernel[$variant]}" \
+		-append "console=ttyS0 panic=-1 rdinit=/init quiet loglevel=4 $*" \
+		-serial "file:$out/$name.log" -device virtio-rng-pci \
+		-initrd "$out/initramfs.cpio.gz" </dev/null >"$out/$name.log.qemu" 2>&1 || rc=$?
+	mn_log "bench-$name: ended (rc $rc) after $(( $(date +%s) - t ))s"
+	[ -s "$out/$name.log.qemu" ] || rm -f "$out/$name.log.qemu"
+	if [ "$rc" != 0 ] || ! grep -q '^MN-END' "$out/$name.log"; then
+		mn_log "bench-$name: the guest did not finish (rc $rc); see $out/$name.log"
+		failed=1
+	fi
+}
+
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 t0=$(date +%s)
 if want latency || want latency-noswap || want fanout; then
@@ -131,6 +154,8 @@ if want faultloop; then
 		boot "fault-plain-$i" plain 900 "mnbench.run=faultloop mnbench.fault=$fault"
 		boot "fault-guest-$i" guest 900 "mnbench.run=faultloop mnbench.fault=$fault"
 	done
+	boot_icount icount-plain plain "mnbench.run=faultloop mnbench.fault=${fault%%:*}:3"
+	boot_icount icount-guest guest "mnbench.run=faultloop mnbench.fault=${fault%%:*}:3"
 fi
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 elapsed=$(( $(date +%s) - t0 ))
@@ -249,9 +274,30 @@ if want faultloop; then
 		ratio=$(awk -v a="${med[guest]}" -v b="${med[plain]}" 'BEGIN { printf "%.3f", a / b }')
 		say "   ratio patched/plain (medians): $ratio"
 		mdsay ""
-		mdsay "Ratio patched/plain (medians): **$ratio**"
+		mdsay "Ratio patched/plain (medians of wall-clock loops): **$ratio**"
 	fi
 	mdsay ""
+	# the instruction-counted boots
+	declare -A ic
+	for v in plain guest; do
+		l=$(lines "$out/icount-$v.log" FAULT | grep '^faultloop ')
+		ic[$v]=$(val median_ms "$l")
+	done
+	if [ -n "${ic[plain]}" ] && [ -n "${ic[guest]}" ]; then
+		ratio=$(awk -v a="${ic[guest]}" -v b="${ic[plain]}" 'BEGIN { printf "%.5f", a / b }')
+		say "   with -icount (virtual ms = guest instructions / 1e6, 3 loops each):"
+		say "   plain ${ic[plain]} ms, guest (patched) ${ic[guest]} ms, ratio $ratio"
+		mdsay "| kernel, QEMU -icount shift=0 (1 ns per instruction) | median of 3 loops, virtual ms |"
+		mdsay "|---|---|"
+		mdsay "| plain | ${ic[plain]} |"
+		mdsay "| guest (patched) | ${ic[guest]} |"
+		mdsay ""
+		mdsay "Ratio patched/plain (instruction-counted): **$ratio**"
+		mdsay ""
+	else
+		say "   -icount boots: no result"
+		failed=1
+	fi
 	say ""
 fi
 say "serial logs: $out/*.log"

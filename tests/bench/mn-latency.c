@@ -4,7 +4,7 @@
  *
  * Usage: mn-latency [-r ROUNDS] [-C CHUNK_MIB] [-X EXTRA_MIB] [-H HOLD_MS]
  *                   [-F FREE_MIB] [-S SETTLE_MS] [-D REFILL_DEV -R REFILL_MIB]
- *                   [-M MAX_MIB]
+ *                   [-M MAX_MIB] [-p PAUSE_MS]
  *                   [-P ROOT_TRIGGER] [-U USER_TRIGGER] [-u UID] [-d DEVICE]
  *                   [-t SECONDS] [-v]
  *
@@ -15,7 +15,8 @@
  * reads "0"), optionally reads REFILL_MIB of REFILL_DEV back into the page
  * cache, and waits SETTLE_MS (default 2500, longer than the PSI windows)
  * before the next round. The hog never holds more than MAX_MIB (default:
- * RAM + free swap - 64 MiB with swap, RAM - 8 MiB without).
+ * RAM + free swap - 64 MiB with swap, RAM - 8 MiB without) and, with
+ * -p, sleeps PAUSE_MS after each chunk while less than 64 MiB are free.
  *
  * The pressure point of a round is the moment a zone gets marked under
  * pressure (ZONE_MEM_NOTIFY, set by reclaim right before it notifies). User
@@ -56,6 +57,7 @@
 #include <string.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -179,6 +181,18 @@ static void start_user_watcher(const char *trigger, uid_t uid)
 		int fd;
 
 		close(pfd[0]);
+		/* die with the parent (even OOM-killed), and never hold its stdout */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(1);
+		{
+			int null = open("/dev/null", O_RDWR);
+
+			if (null >= 0) {
+				dup2(null, 1);
+				dup2(null, 2);
+			}
+		}
 		out = fdopen(pfd[1], "w");
 		if (setgroups(0, NULL) || setgid(uid) || setuid(uid)) {
 			fprintf(out, "error setuid %d: %s\n", (int)uid, strerror(errno));
@@ -255,7 +269,7 @@ static void *sampler(void *arg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: mn-latency [-r ROUNDS] [-C CHUNK_MIB] [-X EXTRA_MIB] "
-		"[-H HOLD_MS] [-F FREE_MIB] [-S SETTLE_MS] [-D REFILL_DEV -R REFILL_MIB] [-M MAX_MIB] "
+		"[-H HOLD_MS] [-F FREE_MIB] [-S SETTLE_MS] [-D REFILL_DEV -R REFILL_MIB] [-M MAX_MIB] [-p PAUSE_MS] "
 		"[-P ROOT_TRIGGER] [-U USER_TRIGGER] [-u UID] [-d DEVICE] [-t SECONDS] [-v]\n");
 	exit(2);
 }
@@ -266,7 +280,7 @@ int main(int argc, char **argv)
 	const char *user_trigger = "some 100000 2000000";
 	const char *refill_dev = NULL;
 	double chunk = 1, extra = 8, hold = 1000, free_mib = 64, settle = 2500;
-	double refill = 0, seconds = 900, deadline, max_mib = 0, reached;
+	double refill = 0, seconds = 900, deadline, max_mib = 0, reached, pause = 0;
 	double start[MAX_ROUNDS], end[MAX_ROUNDS];
 	int rounds = 25, verbose = 0, opt, r, s, mnfd, psifd, done = 0;
 	uid_t uid = 65534;
@@ -274,7 +288,7 @@ int main(int argc, char **argv)
 	int have_psi = 0, have_user = 0;
 	struct mn_hog h;
 
-	while ((opt = getopt(argc, argv, "r:C:X:H:F:S:D:R:M:P:U:u:d:t:v")) != -1) {
+	while ((opt = getopt(argc, argv, "r:C:X:H:F:S:D:R:M:p:P:U:u:d:t:v")) != -1) {
 		switch (opt) {
 		case 'r': rounds = atoi(optarg); break;
 		case 'C': chunk = atof(optarg); break;
@@ -285,6 +299,7 @@ int main(int argc, char **argv)
 		case 'D': refill_dev = optarg; break;
 		case 'R': refill = atof(optarg); break;
 		case 'M': max_mib = atof(optarg); break;
+		case 'p': pause = atof(optarg); break;
 		case 'P': root_trigger = optarg; break;
 		case 'U': user_trigger = optarg; break;
 		case 'u': uid = atoi(optarg); break;
@@ -346,6 +361,9 @@ int main(int argc, char **argv)
 			if (mn_hog_grow(&h) < 0)
 				break;
 			observe();
+			/* near the end, give kswapd time to report, as mn-hog does */
+			if (pause > 0 && mn_meminfo_kib("MemFree") < 64 * 1024)
+				mn_sleep_ms(pause);
 			pthread_mutex_lock(&lock);
 			got = first1[r] != 0;
 			pthread_mutex_unlock(&lock);

@@ -104,6 +104,7 @@ boot() { # boot NAME VARIANT TIMEOUT KERNEL-ARGS...: one guest, log in $out/NAME
 		--disk-ro "$out/scratch.img" --disk "$out/swap.img" \
 		--log "$out/$name.log" --mem 512M --smp 2 --timeout "$timeout_s" \
 		--up 'MN-BEGIN' --append "rdinit=/init quiet loglevel=4 $*" || rc=$?
+	[ "$rc" = 130 ] && exit 130
 	if [ "$rc" != 0 ] || ! grep -q '^MN-END' "$out/$name.log"; then
 		mn_log "bench-$name: the guest did not finish (rc $rc); see $out/$name.log"
 		failed=1
@@ -127,6 +128,7 @@ boot_icount() { # boot_icount NAME VARIANT KERNEL-ARGS...: one single-threaded
 		-append "console=ttyS0 panic=-1 rdinit=/init quiet loglevel=4 $*" \
 		-serial "file:$out/$name.log" -device virtio-rng-pci \
 		-initrd "$out/initramfs.cpio.gz" </dev/null >"$out/$name.log.qemu" 2>&1 || rc=$?
+	case $rc in 130|143) exit 130 ;; esac
 	mn_log "bench-$name: ended (rc $rc) after $(( $(date +%s) - t ))s"
 	[ -s "$out/$name.log.qemu" ] || rm -f "$out/$name.log.qemu"
 	if [ "$rc" != 0 ] || ! grep -q '^MN-END' "$out/$name.log"; then
@@ -300,5 +302,11 @@ if want faultloop; then
 	fi
 	say ""
 fi
+for f in "$out"/*.log; do
+	if grep -aq '^MN-INFO: the OOM killer fired' "$f"; then
+		say "warning: the OOM killer fired in $(basename "$f" .log): $(grep -a '^MN-INFO: the OOM killer fired' "$f" | cut -c1-200)"
+		mdsay "Warning: the OOM killer fired in $(basename "$f" .log)."
+	fi
+done
 say "serial logs: $out/*.log"
 exit $failed

@@ -19,6 +19,9 @@
 #                     virtual time = guest instructions), which is
 #                     deterministic and immune to host load
 #   --only LIST       run only these benchmarks
+#   --append ARGS     more kernel arguments for every guest, e.g.
+#                     'mnbench.lat=-v' (options for mn-latency; mnbench.fan=
+#                     for mn-fanout, commas for spaces)
 #   --out DIR         serial logs and results (default
 #                     $top_builddir/results/bench, else ./results/bench)
 #   --report          boot nothing: print the figures of the serial logs
@@ -28,9 +31,9 @@
 #   guest    the mem_notify kernel: latencies, fan-out, hot path
 #   wakeall  guest + kernel/bench/wake-all.patch: fan-out comparison
 #   plain    no mem_notify patches: hot-path comparison
-# Every guest gets 512 MiB, 2 CPUs, a 128 MiB scratch disk for page cache
-# and a 512 MiB swap disk, and runs tests/bench/init with the static programs
-# of tests/bench/. Prints the figures table on stdout and writes it, with
+# Every guest gets 512 MiB, 2 CPUs, an ext4 scratch disk with a 128 MiB
+# file for page cache and a 512 MiB swap disk, and runs tests/bench/init with
+# the static programs of tests/bench/. Prints the figures table on stdout and writes it, with
 # Markdown tables, to DIR/results.txt and DIR/results.md.
 #
 # Exit status: 0 figures printed, 1 a kernel, a guest or a program failed.
@@ -43,6 +46,7 @@ rounds=25 fanout=1,16,256,1000 fanout_secs=20 fault=256:10 pairs=2
 only=latency,latency-noswap,fanout,faultloop
 out=$builddir/results/bench
 report=0
+append=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=$2; shift 2 ;;
@@ -52,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--pairs) pairs=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--append) append=$2; shift 2 ;;
 	--report) report=1; shift ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run-bench.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
@@ -62,15 +67,15 @@ mkdir -p "$out"
 
 boot_all() {
 # --- ingredients ----------------------------------------------------------
-busybox=/bin/busybox
-[ -x "$busybox" ] && ! readelf -l "$busybox" 2>/dev/null | grep -q 'program interpreter' ||
-	mn_die "need a static /bin/busybox (Debian package busybox-static)"
-progs="mn-latency mn-fanout mn-faultloop"
-for p in $progs; do
-	[ -x "$builddir/tests/bench/$p" ] || mn_die "missing $builddir/tests/bench/$p: run make first"
-	readelf -l "$builddir/tests/bench/$p" | grep -q 'program interpreter' &&
-		mn_die "$builddir/tests/bench/$p is not statically linked"
-done
+progs=
+for p in mn-latency mn-fanout mn-faultloop; do progs="$progs $builddir/tests/bench/$p"; done
+# shellcheck disable=SC2086
+mn_vm_initramfs "$out/initramfs.cpio.gz" "$srcdir/tests/bench/init" $progs >&2 ||
+	mn_die "cannot build the benchmark initramfs (see above)"
+# page cache to reclaim: an ext4 disk with a 128 MiB file of random bytes
+# (a sparse raw disk would give the guest nothing worth caching)
+mn_vm_scratch_disk "$out/scratch.img" || mn_die "cannot make $out/scratch.img"
+trap 'rm -f "$out/scratch.img" "$out/swap.img"' EXIT
 
 declare -A kernel
 for v in guest wakeall plain; do
@@ -82,28 +87,16 @@ for v in guest wakeall plain; do
 		mn_die "kernel/build.sh --variant $v failed"
 done
 
-root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
-chmod 755 "$root"
-mkdir -p "$root"/{bin,proc,sys,dev,tmp}
-cp "$busybox" "$root/bin/busybox"
-ln -s busybox "$root/bin/sh"
-for p in $progs; do cp "$builddir/tests/bench/$p" "$root/bin/"; done
-cp "$srcdir/tests/bench/init" "$root/init"
-chmod 755 "$root/init"
-(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz"
-
 boot() { # boot NAME VARIANT TIMEOUT KERNEL-ARGS...: one guest, log in $out/NAME.log
 	local name=$1 variant=$2 timeout_s=$3 rc=0
 	shift 3
-	rm -f "$out/scratch.img" "$out/swap.img"
-	truncate -s 128M "$out/scratch.img"
+	rm -f "$out/swap.img"
 	truncate -s 512M "$out/swap.img"
 	mn_vm_run --name "bench-$name" --kernel "${kernel[$variant]}" \
 		--initrd "$out/initramfs.cpio.gz" \
 		--disk-ro "$out/scratch.img" --disk "$out/swap.img" \
 		--log "$out/$name.log" --mem 512M --smp 2 --timeout "$timeout_s" \
-		--up 'MN-BEGIN' --append "rdinit=/init quiet loglevel=4 $*" || rc=$?
+		--up 'MN-BEGIN' --append "rdinit=/init quiet loglevel=4 $* $append" || rc=$?
 	[ "$rc" = 130 ] && exit 130
 	if [ "$rc" != 0 ] || ! grep -q '^MN-END' "$out/$name.log"; then
 		mn_log "bench-$name: the guest did not finish (rc $rc); see $out/$name.log"
@@ -113,7 +106,7 @@ boot() { # boot NAME VARIANT TIMEOUT KERNEL-ARGS...: one guest, log in $out/NAME
 		mn_log "bench-$name: the kernel log has an oops, BUG or WARNING"
 		failed=1
 	fi
-	rm -f "$out/scratch.img" "$out/swap.img"
+	rm -f "$out/swap.img"
 }
 
 boot_icount() { # boot_icount NAME VARIANT KERNEL-ARGS...: one single-threaded
@@ -125,7 +118,7 @@ boot_icount() { # boot_icount NAME VARIANT KERNEL-ARGS...: one single-threaded
 	timeout --kill-after=10 900 "$MN_VM_QEMU" -nodefaults -no-user-config -display none \
 		-monitor none -no-reboot -accel tcg,thread=single -icount shift=0,sleep=off \
 		-cpu "${MEMNOTIFY_TCG_CPU:-max}" -m 512M -smp 1 -kernel "${kernel[$variant]}" \
-		-append "console=ttyS0 panic=-1 rdinit=/init quiet loglevel=4 $*" \
+		-append "console=ttyS0 panic=-1 rdinit=/init quiet loglevel=4 $* $append" \
 		-serial "file:$out/$name.log" -device virtio-rng-pci \
 		-initrd "$out/initramfs.cpio.gz" </dev/null >"$out/$name.log.qemu" 2>&1 || rc=$?
 	case $rc in 130|143) exit 130 ;; esac
@@ -212,6 +205,8 @@ latency_table() { # latency_table TAG TITLE
 			mdsay "| ${s#*|} | unavailable: ${l#*unavailable: } ||||||"
 			continue
 		fi
+		# no wake-up in any round: no statistics ("-", not "nan")
+		l=${l//=nan/=-}
 		say "   $(printf '%-44s %4s %8s %8s %8s %8s %6s' "${s#*|}" "$(val n "$l")" \
 			"$(val median "$l")" "$(val p95 "$l")" "$(val min "$l")" "$(val max "$l")" \
 			"$(val missed "$l")")"

@@ -61,19 +61,7 @@ if ! mn_tap $? "guest booted and ran its checks"; then
 	mn_tap_done
 fi
 grep -a '^MN-INFO: ' "$log" | tr -d '\r' | sed 's/^MN-INFO: /# /'
-grep -a '^MN-SUB: ' "$log" | tr -d '\r' | sed 's/^MN-SUB: /#   /'
-while IFS= read -r line; do
-	case $line in
-	'ok '*) mn_tap 0 "guest: ${line#ok [0-9]* - }" ;;
-	'not ok '*) mn_tap 1 "guest: ${line#not ok [0-9]* - }" ;;
-	'#'*) echo "$line" ;;
-	esac
-done < <(grep -a '^MN-TAP: ' "$log" | tr -d '\r' | sed 's/^MN-TAP: //')
-
-planned=$(grep -a '^MN-PLAN: ' "$log" | tr -d '\r' | sed 's/^MN-PLAN: //')
-got=$(grep -ac '^MN-TAP: \(not \)\{0,1\}ok ' "$log")
-grep -q 'MN-END' "$log" && [ "$rc" = 0 ] && [ -n "$planned" ] && [ "$planned" = "$got" ]
-mn_tap $? "guest finished all its checks ($got of ${planned:-?}) and powered off" || mn_vm_tail "$log"
+mn_vm_relay_tap "$log" "$rc"
 
 if mn_vm_oopsed "$log"; then
 	mn_tap 1 "kernel log has no oops, BUG or WARNING"

@@ -69,6 +69,14 @@
 # mn_tap 0|1 DESC       print a TAP result (counted in MN_TAP_N and
 #                       MN_TAP_FAILED); returns 0 for ok
 # mn_tap_done           print the plan; exit 0 if nothing failed, else 1
+# mn_vm_relay_tap LOG RC
+#                       relay a busybox guest's results (tests/vm/initramfs,
+#                       tests/robust): its "MN-TAP: ok/not ok ..." lines as
+#                       mn_tap results, "MN-TAP: # ..." and MN-SUB lines as
+#                       diagnostics, then one more result: the guest printed
+#                       as many results as its "MN-PLAN: N" line promised and
+#                       MN-END, and mn_vm_run returned RC 0. Print the MN-INFO
+#                       lines (and others) yourself before.
 #
 # Environment: MEMNOTIFY_ACCEL (kvm|tcg), MEMNOTIFY_VM_TIMEOUT (seconds),
 # MEMNOTIFY_KVM_CPU (-cpu under KVM, default max), MEMNOTIFY_TCG_CPU (-cpu
@@ -308,6 +316,23 @@ mn_tap_done() {
 	echo "1..$MN_TAP_N"
 	[ "$MN_TAP_FAILED" = 0 ]
 	exit $?
+}
+
+mn_vm_relay_tap() {
+	local log=$1 rc=$2 line planned got
+	grep -a '^MN-SUB: ' "$log" | tr -d '\r' | sed 's/^MN-SUB: /#   /'
+	while IFS= read -r line; do
+		case $line in
+		'ok '*) mn_tap 0 "guest: ${line#ok [0-9]* - }" ;;
+		'not ok '*) mn_tap 1 "guest: ${line#not ok [0-9]* - }" ;;
+		'#'*) echo "$line" ;;
+		esac
+	done < <(grep -a '^MN-TAP: ' "$log" | tr -d '\r' | sed 's/^MN-TAP: //')
+	planned=$(grep -a '^MN-PLAN: ' "$log" | tr -d '\r' | sed 's/^MN-PLAN: //')
+	got=$(grep -ac '^MN-TAP: \(not \)\{0,1\}ok ' "$log")
+	grep -q 'MN-END' "$log" && [ "$rc" = 0 ] && [ -n "$planned" ] && [ "$planned" = "$got" ]
+	mn_tap $? "guest finished all its checks ($got of ${planned:-?}) and powered off" ||
+		mn_vm_tail "$log"
 }
 
 mn_vm__static() { ! readelf -l "$1" 2>/dev/null | grep -q 'program interpreter'; }

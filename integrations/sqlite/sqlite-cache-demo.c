@@ -260,15 +260,17 @@ int main(int argc, char **argv)
 	if (stop)
 		goto out;
 	db_bytes = stat(path, &stbuf) == 0 ? (long long)stbuf.st_size : -1;
+	/* The loop starts from the figures printed here: a release that comes
+	 * between this line and the loop is reported, not lost. */
+	last = cache_used();
+	last_rss = rss_bytes();
 	printf("filled: rows=%lld db_bytes=%lld cache_used=%lld rss=%lld\n",
-	       rows, db_bytes, cache_used(), rss_bytes());
+	       rows, db_bytes, last, last_rss);
 	printf("ready\n");
 
 	t0 = now_s();
 	next_status = t0;
 	next_reread = reread ? t0 + reread : 0;
-	last = cache_used();
-	last_rss = rss_bytes();
 	while (!stop) {
 		double t = now_s();
 

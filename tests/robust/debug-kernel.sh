@@ -89,14 +89,8 @@ fi
 grep -a -E '^MN-(INFO|SLAB): ' "$log" | tr -d '\r' | sed 's/^MN-[A-Z]*: /# /'
 mn_vm_relay_tap "$log" "$rc"
 
-# Reports of the debug options: lockdep ("possible circular locking
-# dependency", "inconsistent lock state", ...), DEBUG_ATOMIC_SLEEP ("BUG:
-# sleeping function called from invalid context"), KASAN ("BUG: KASAN:"),
-# list debugging ("list_add corruption" + WARNING/BUG), and plain oopses.
-splat_re='Oops: |BUG: |WARNING: |general protection fault|Call Trace:|(^|\] )(rcu: )?INFO: |possible (circular|recursive) locking|inconsistent lock state|DEBUG_LOCKS_WARN_ON|turning off the locking correctness validator|list_(add|del) corruption|Kernel panic'
-if mn_vm_oopsed "$log" || grep -aEq "$splat_re" "$log"; then
+if mn_vm_debug_report "$log" || mn_vm_oopsed "$log"; then
 	mn_tap 1 "kernel log has no lockdep, KASAN, BUG, WARNING or oops report"
-	grep -aE -B2 -A12 "$splat_re" "$log" | head -60 | tr -d '\r' | sed 's/^/# /'
 else
 	mn_tap 0 "kernel log has no lockdep, KASAN, BUG, WARNING or oops report"
 fi

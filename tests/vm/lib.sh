@@ -51,6 +51,11 @@
 #
 # mn_vm_panicked LOG    true if the serial log shows a kernel panic
 # mn_vm_oopsed LOG      true if it shows an oops, BUG or WARNING
+# mn_vm_debug_report LOG...
+#                       true if a kernel log shows a report of the debug
+#                       options (lockdep, DEBUG_ATOMIC_SLEEP, KASAN, list
+#                       debugging, RCU stalls) or an oops, BUG, WARNING or
+#                       panic; the reports go to stdout as "# " lines
 # mn_vm_tail LOG [N]    the last N (default 30) lines of LOG, each line
 #                       prefixed "# " (TAP diagnostics), on stdout
 #
@@ -316,6 +321,25 @@ mn_tap_done() {
 	echo "1..$MN_TAP_N"
 	[ "$MN_TAP_FAILED" = 0 ]
 	exit $?
+}
+
+# lockdep ("possible circular locking dependency", "inconsistent lock
+# state", ...), DEBUG_ATOMIC_SLEEP ("BUG: sleeping function called from
+# invalid context"), KASAN ("BUG: KASAN:"), list debugging ("list_add
+# corruption" + WARNING/BUG), RCU stall and hung task INFO lines, oopses
+MN_VM_DEBUG_RE='Oops: |BUG: |WARNING: |general protection fault|Call Trace:|(^|\] )(rcu: )?INFO: |possible (circular|recursive) locking|inconsistent lock state|DEBUG_LOCKS_WARN_ON|turning off the locking correctness validator|list_(add|del) corruption|Kernel panic'
+
+mn_vm_debug_report() {
+	local log found=1
+	for log in "$@"; do
+		[ -f "$log" ] || continue
+		if grep -aEq "$MN_VM_DEBUG_RE" "$log"; then
+			found=0
+			echo "# $log:"
+			grep -aE -B2 -A12 "$MN_VM_DEBUG_RE" "$log" | head -60 | tr -d '\r' | sed 's/^/# /'
+		fi
+	done
+	return $found
 }
 
 mn_vm_relay_tap() {

@@ -45,13 +45,7 @@ args=(pressure --variant debug --mem 640M --stage "$stage" --out "$out"
 	--timeout "${MEMNOTIFY_VM_TIMEOUT:-1800}")
 [ "$lru" = mglru ] && args+=(--mglru)
 echo "# --- debug kernel, $lru LRU, cooperating ---"
-while IFS= read -r line; do
-	case $line in
-	'ok '*) mn_tap 0 "debug/$lru: ${line#ok [0-9]* - }" ;;
-	'not ok '*) mn_tap 1 "debug/$lru: ${line#not ok [0-9]* - }" ;;
-	'#'*) echo "$line" ;;
-	esac
-done < <("$srcdir/tests/vm/run-scenario.sh" "${args[@]}" 2>&1)
+mn_tap_relay "debug/$lru: " < <("$srcdir/tests/vm/run-scenario.sh" "${args[@]}" 2>&1)
 [ -f "$out/summary" ] && echo "# summary: $(tr '\n' ' ' <"$out/summary")"
 
 # the guest's own kernel log is complete (the serial console may drop

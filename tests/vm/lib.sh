@@ -74,6 +74,11 @@
 # mn_tap 0|1 DESC       print a TAP result (counted in MN_TAP_N and
 #                       MN_TAP_FAILED); returns 0 for ok
 # mn_tap_done           print the plan; exit 0 if nothing failed, else 1
+# mn_tap_relay PREFIX   read TAP from stdin: each result becomes an mn_tap
+#                       result whose description starts with PREFIX (own
+#                       numbering), "#" lines are passed on, the plan and
+#                       anything else dropped. Feed it with < <(command),
+#                       not a pipe: in a pipe the counts stay in a subshell
 # mn_vm_relay_tap LOG RC
 #                       relay a busybox guest's results (tests/vm/initramfs,
 #                       tests/robust): its "MN-TAP: ok/not ok ..." lines as
@@ -317,6 +322,17 @@ mn_tap() {
 	return "$(( $1 != 0 ))"
 }
 
+mn_tap_relay() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		'ok '*) mn_tap 0 "$1${line#ok [0-9]* - }" ;;
+		'not ok '*) mn_tap 1 "$1${line#not ok [0-9]* - }" ;;
+		'#'*) echo "$line" ;;
+		esac
+	done
+}
+
 mn_tap_done() {
 	echo "1..$MN_TAP_N"
 	[ "$MN_TAP_FAILED" = 0 ]
@@ -343,15 +359,9 @@ mn_vm_debug_report() {
 }
 
 mn_vm_relay_tap() {
-	local log=$1 rc=$2 line planned got
+	local log=$1 rc=$2 planned got
 	grep -a '^MN-SUB: ' "$log" | tr -d '\r' | sed 's/^MN-SUB: /#   /'
-	while IFS= read -r line; do
-		case $line in
-		'ok '*) mn_tap 0 "guest: ${line#ok [0-9]* - }" ;;
-		'not ok '*) mn_tap 1 "guest: ${line#not ok [0-9]* - }" ;;
-		'#'*) echo "$line" ;;
-		esac
-	done < <(grep -a '^MN-TAP: ' "$log" | tr -d '\r' | sed 's/^MN-TAP: //')
+	mn_tap_relay "guest: " < <(grep -a '^MN-TAP: ' "$log" | tr -d '\r' | sed 's/^MN-TAP: //')
 	planned=$(grep -a '^MN-PLAN: ' "$log" | tr -d '\r' | sed 's/^MN-PLAN: //')
 	got=$(grep -ac '^MN-TAP: \(not \)\{0,1\}ok ' "$log")
 	grep -q 'MN-END' "$log" && [ "$rc" = 0 ] && [ -n "$planned" ] && [ "$planned" = "$got" ]

@@ -14,6 +14,7 @@
 set -uo pipefail
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-$srcdir}
+. "$srcdir/tests/vm/lib.sh"
 stage=$builddir/stage
 runs="classic:coop classic:control mglru:coop mglru:control"
 while [ $# -gt 0 ]; do
@@ -24,17 +25,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-n=0 fails=0
-tap() { # tap 0|1 DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi
-}
-
-if [ ! -x "$stage/usr/lib/memnotify/vm/bin/mn-hog" ]; then
-	tap 1 "staging tree $stage is complete (run 'make stage')"
-	echo "1..$n"
-	exit 1
-fi
+[ -x "$stage/usr/lib/memnotify/vm/bin/mn-hog" ]
+mn_tap $? "staging tree $stage is complete (run 'make stage')" || mn_tap_done
 
 for run in $runs; do
 	lru=${run%%:*} mode=${run#*:}
@@ -44,18 +36,11 @@ for run in $runs; do
 		--timeout "${MEMNOTIFY_VM_TIMEOUT:-600}")
 	[ "$lru" = mglru ] && args+=(--mglru)
 	echo "# --- $lru LRU, $mode ---"
-	while IFS= read -r line; do
-		case $line in
-		'ok '*) tap 0 "$lru/$mode: ${line#ok [0-9]* - }" ;;
-		'not ok '*) tap 1 "$lru/$mode: ${line#not ok [0-9]* - }" ;;
-		'#'*) echo "$line" ;;
-		esac
-	done < <("$srcdir/tests/vm/run-scenario.sh" "${args[@]}" 2>&1)
+	mn_tap_relay "$lru/$mode: " < <("$srcdir/tests/vm/run-scenario.sh" "${args[@]}" 2>&1)
 	if [ -f "$out/summary" ]; then
 		echo "# summary: $(tr '\n' ' ' <"$out/summary")"
 	else
-		tap 1 "$lru/$mode: the guest wrote a summary"
+		mn_tap 1 "$lru/$mode: the guest wrote a summary"
 	fi
 done
-echo "1..$n"
-[ $fails = 0 ]
+mn_tap_done

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,22 @@ int mn_status(const char *dev)
 	if (n < 1)
 		return -1;
 	return buf[0] == '1';
+}
+
+int mn_wait(int fd, short events, int stopfd)
+{
+	struct pollfd p[2] = { { fd, events, 0 }, { stopfd, POLLIN, 0 } };
+
+	for (;;) {
+		int n = poll(p, 2, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || (p[1].revents & POLLIN))
+			return 0;
+		if (p[0].revents)
+			return p[0].revents;
+	}
 }
 
 long mn_meminfo_kib(const char *key)

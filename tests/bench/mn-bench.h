@@ -17,6 +17,13 @@ void mn_sleep_ms(double ms);
  */
 int mn_status(const char *dev);
 
+/*
+ * Wait until fd has one of EVENTS or stopfd becomes readable (poll(2),
+ * EINTR retried). Returns fd's revents, or 0 once stopfd is readable or
+ * poll fails: the watcher threads' loop is while ((r = mn_wait(...))).
+ */
+int mn_wait(int fd, short events, int stopfd);
+
 /* a /proc/meminfo field in KiB, -1 if missing */
 long mn_meminfo_kib(const char *key);
 

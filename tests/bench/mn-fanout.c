@@ -85,19 +85,12 @@ static void *watch(void *arg)
 
 	w->tid = (pid_t)syscall(SYS_gettid);
 	if (w->mode == M_POLL) {
-		struct pollfd p[2] = { { w->fd, POLLIN, 0 }, { stopfd, POLLIN, 0 } };
+		int r;
 
 		set_ready(w, 0);
-		for (;;) {
-			int n = poll(p, 2, -1);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0 || (p[1].revents & POLLIN))
-				break;
-			if (p[0].revents & POLLIN)
+		while ((r = mn_wait(w->fd, POLLIN, stopfd)))
+			if (r & POLLIN)
 				got(w);
-		}
 	} else if (w->mode == M_EPOLL) {
 		struct epoll_event ev = { .events = EPOLLIN }, out[2];
 		int ep = epoll_create1(EPOLL_CLOEXEC), done = 0;

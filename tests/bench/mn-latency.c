@@ -113,19 +113,11 @@ static int observe(void)
 
 static void *mn_watcher(void *arg)
 {
-	int fd = *(int *)arg;
-	struct pollfd p[2] = { { fd, POLLIN, 0 }, { stopfd, POLLIN, 0 } };
+	int fd = *(int *)arg, r;
 
-	for (;;) {
-		int n = poll(p, 2, -1);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || (p[1].revents & POLLIN))
-			break;
-		if (p[0].revents & POLLIN)
+	while ((r = mn_wait(fd, POLLIN, stopfd)))
+		if (r & POLLIN)
 			record(SRC_MN, mn_now_ms());
-	}
 	return NULL;
 }
 
@@ -147,19 +139,11 @@ static int psi_open(const char *trigger)
 
 static void *psi_watcher(void *arg)
 {
-	int fd = *(int *)arg;
-	struct pollfd p[2] = { { fd, POLLPRI, 0 }, { stopfd, POLLIN, 0 } };
+	int fd = *(int *)arg, r;
 
-	for (;;) {
-		int n = poll(p, 2, -1);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || (p[1].revents & POLLIN) || (p[0].revents & (POLLERR | POLLNVAL)))
-			break;
-		if (p[0].revents & POLLPRI)
+	while ((r = mn_wait(fd, POLLPRI, stopfd)) && !(r & (POLLERR | POLLNVAL)))
+		if (r & POLLPRI)
 			record(SRC_PSI_ROOT, mn_now_ms());
-	}
 	return NULL;
 }
 

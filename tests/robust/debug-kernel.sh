@@ -89,7 +89,7 @@ fi
 grep -a -E '^MN-(INFO|SLAB): ' "$log" | tr -d '\r' | sed 's/^MN-[A-Z]*: /# /'
 mn_vm_relay_tap "$log" "$rc"
 
-if mn_vm_debug_report "$log" || mn_vm_oopsed "$log"; then
+if mn_vm_debug_report "$log"; then
 	mn_tap 1 "kernel log has no lockdep, KASAN, BUG, WARNING or oops report"
 else
 	mn_tap 0 "kernel log has no lockdep, KASAN, BUG, WARNING or oops report"

@@ -62,8 +62,9 @@
 # mn_vm_initramfs OUT INIT PROGRAM...
 #                       build the initramfs OUT (gzip'd newc cpio) of a static
 #                       busybox (/bin/busybox, package busybox-static), the
-#                       script INIT as /init and the PROGRAMs in /bin, which
-#                       must be statically linked. Returns 1 after "# ..."
+#                       script INIT as /init, tests/vm/initramfs/common.sh as
+#                       /lib/mn-common.sh (INIT's set-up and TAP helpers) and
+#                       the PROGRAMs in /bin, which must be statically linked. Returns 1 after "# ..."
 #                       lines on stdout (TAP diagnostics) saying what is
 #                       missing.
 # mn_vm_scratch_disk OUT
@@ -388,10 +389,11 @@ mn_vm_initramfs() {
 	[ $ok = 0 ] || return 1
 	root=$(mktemp -d)
 	chmod 755 "$root"
-	mkdir -p "$root"/{bin,proc,sys,dev,tmp,mnt}
+	mkdir -p "$root"/{bin,lib,proc,sys,dev,tmp,mnt}
 	cp "$busybox" "$root/bin/busybox"
 	ln -s busybox "$root/bin/sh"
 	cp "$@" "$root/bin/"
+	install -m 644 "$MN_TOP/tests/vm/initramfs/common.sh" "$root/lib/mn-common.sh"
 	install -m 755 "$init" "$root/init"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
 	ok=$?

@@ -96,14 +96,14 @@ boot() { # boot NAME VARIANT TIMEOUT KERNEL-ARGS...: one guest, log in $out/NAME
 		--initrd "$out/initramfs.cpio.gz" \
 		--disk-ro "$out/scratch.img" --disk "$out/swap.img" \
 		--log "$out/$name.log" --mem 512M --smp 2 --timeout "$timeout_s" \
-		--up 'MN-BEGIN' --append "rdinit=/init quiet loglevel=4 $* $append" || rc=$?
+		--up 'MN-BEGIN' --append "rdinit=/init loglevel=5 $* $append" || rc=$?
 	[ "$rc" = 130 ] && exit 130
 	if [ "$rc" != 0 ] || ! grep -q '^MN-END' "$out/$name.log"; then
 		mn_log "bench-$name: the guest did not finish (rc $rc); see $out/$name.log"
 		failed=1
 	fi
-	if mn_vm_oopsed "$out/$name.log"; then
-		mn_log "bench-$name: the kernel log has an oops, BUG or WARNING"
+	if mn_vm_debug_report "$out/$name.log" >/dev/null; then
+		mn_log "bench-$name: the kernel log has an oops, BUG, WARNING or panic"
 		failed=1
 	fi
 	rm -f "$out/swap.img"
@@ -118,7 +118,7 @@ boot_icount() { # boot_icount NAME VARIANT KERNEL-ARGS...: one single-threaded
 	timeout --kill-after=10 900 "$MN_VM_QEMU" -nodefaults -no-user-config -display none \
 		-monitor none -no-reboot -accel tcg,thread=single -icount shift=0,sleep=off \
 		-cpu "${MEMNOTIFY_TCG_CPU:-max}" -m 512M -smp 1 -kernel "${kernel[$variant]}" \
-		-append "console=ttyS0 panic=-1 rdinit=/init quiet loglevel=4 $* $append" \
+		-append "console=ttyS0 panic=-1 rdinit=/init loglevel=5 $* $append" \
 		-serial "file:$out/$name.log" -device virtio-rng-pci \
 		-initrd "$out/initramfs.cpio.gz" </dev/null >"$out/$name.log.qemu" 2>&1 || rc=$?
 	case $rc in 130|143) exit 130 ;; esac

@@ -9,7 +9,7 @@
 # kernel/build.sh) with an initramfs (tests/robust/init, busybox and the
 # static programs of tests/guest/ and tests/robust/) that checks bad and odd
 # input, counts the per-file state in /proc/slabinfo around 1000 opens and
-# closes, runs a pressure round, and a 30 s open/close/fcntl(FASYNC) storm
+# closes, runs a pressure round with the classic LRU and one with MGLRU, and a 30 s open/close/fcntl(FASYNC) storm
 # of 1000 watchers while pressure comes and goes, then checks that the
 # per-file state is gone. The test fails when the guest does not boot or
 # does not finish, when a guest check fails, or when the serial log shows a
@@ -32,9 +32,9 @@ while [ $# -gt 0 ]; do
 done
 
 out=$builddir/results/robust
+rm -rf "$out"
 mkdir -p "$out"
 log=$out/serial.log
-rm -f "$log"
 
 if [ -z "$kernel" ]; then
 	kernel=$("$srcdir/kernel/build.sh" --print-image --variant debug) || kernel=
@@ -89,9 +89,5 @@ fi
 grep -a -E '^MN-(INFO|SLAB): ' "$log" | tr -d '\r' | sed 's/^MN-[A-Z]*: /# /'
 mn_vm_relay_tap "$log" "$rc"
 
-if mn_vm_debug_report "$log"; then
-	mn_tap 1 "kernel log has no lockdep, KASAN, BUG, WARNING or oops report"
-else
-	mn_tap 0 "kernel log has no lockdep, KASAN, BUG, WARNING or oops report"
-fi
+mn_vm_check_kernel_log "kernel log has no lockdep, KASAN, BUG, WARNING or oops report" "$log"
 mn_tap_done

@@ -50,12 +50,19 @@
 #     the --up line appeared; empty if it never did).
 #
 # mn_vm_panicked LOG    true if the serial log shows a kernel panic
-# mn_vm_oopsed LOG      true if it shows an oops, BUG or WARNING
 # mn_vm_debug_report LOG...
-#                       true if a kernel log shows a report of the debug
-#                       options (lockdep, DEBUG_ATOMIC_SLEEP, KASAN, list
-#                       debugging, RCU stalls) or an oops, BUG, WARNING or
-#                       panic; the reports go to stdout as "# " lines
+#                       true if a kernel log (serial console, dmesg) shows a
+#                       kernel report: an oops, BUG, WARNING, panic, or a
+#                       report of the debug options (lockdep,
+#                       DEBUG_ATOMIC_SLEEP, KASAN, list debugging, RCU
+#                       stalls, hung tasks); the reports go to stdout as "# "
+#                       lines. An OOM kill's stack dump is not a report.
+# mn_vm_check_kernel_log DESC LOG...
+#                       one TAP result: ok when no LOG shows a kernel report
+#                       (mn_vm_debug_report), with the reports as diagnostics
+# mn_vm_count_oom LOG   the number of OOM kills in a kernel log, global
+#                       ("Out of memory: Killed process") and memory cgroup
+#                       ("Memory cgroup out of memory: Killed process")
 # mn_vm_tail LOG [N]    the last N (default 30) lines of LOG, each line
 #                       prefixed "# " (TAP diagnostics), on stdout
 #
@@ -63,7 +70,8 @@
 #                       build the initramfs OUT (gzip'd newc cpio) of a static
 #                       busybox (/bin/busybox, package busybox-static), the
 #                       script INIT as /init, tests/vm/initramfs/common.sh as
-#                       /lib/mn-common.sh (INIT's set-up and TAP helpers) and
+#                       /lib/mn-common.sh (INIT's set-up) and tap.sh as
+#                       /lib/mn-tap.sh (its TAP helpers), and
 #                       the PROGRAMs in /bin, which must be statically linked. Returns 1 after "# ..."
 #                       lines on stdout (TAP diagnostics) saying what is
 #                       missing.
@@ -80,6 +88,12 @@
 #                       numbering), "#" lines are passed on, the plan and
 #                       anything else dropped. Feed it with < <(command),
 #                       not a pipe: in a pipe the counts stay in a subshell
+# mn_tap_run PREFIX CMD [ARG...]
+#                       run CMD (its stderr passes through), relay its TAP
+#                       with mn_tap_relay, then one more result: CMD exited 0
+#                       and printed a plan that matches the number of its
+#                       results. A command that dies half-way, prints no plan
+#                       or exits non-zero after "ok" lines fails here.
 # mn_vm_relay_tap LOG RC
 #                       relay a busybox guest's results (tests/vm/initramfs,
 #                       tests/robust): its "MN-TAP: ok/not ok ..." lines as
@@ -160,10 +174,6 @@ mn_vm_accel() {
 
 mn_vm_panicked() {
 	grep -q 'Kernel panic - not syncing' "$1" 2>/dev/null
-}
-
-mn_vm_oopsed() {
-	grep -Eq 'Oops: |BUG: |WARNING: |general protection fault|Call Trace:' "$1" 2>/dev/null
 }
 
 mn_vm_tail() {
@@ -334,6 +344,19 @@ mn_tap_relay() {
 	done
 }
 
+mn_tap_run() {
+	local prefix=$1 out rc=0 planned got
+	shift
+	out=$(mktemp "${TMPDIR:-/tmp}/mn-tap-run.XXXXXX")
+	"$@" >"$out" || rc=$?
+	mn_tap_relay "$prefix" <"$out"
+	planned=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$out" | tail -n 1)
+	got=$(grep -cE '^(not )?ok( |$)' "$out")
+	rm -f "$out"
+	[ "$rc" = 0 ] && [ -n "$planned" ] && [ "$planned" = "$got" ]
+	mn_tap $? "${prefix}ran to the end (exit $rc, $got results, plan ${planned:-missing})"
+}
+
 mn_tap_done() {
 	echo "1..$MN_TAP_N"
 	[ "$MN_TAP_FAILED" = 0 ]
@@ -343,8 +366,11 @@ mn_tap_done() {
 # lockdep ("possible circular locking dependency", "inconsistent lock
 # state", ...), DEBUG_ATOMIC_SLEEP ("BUG: sleeping function called from
 # invalid context"), KASAN ("BUG: KASAN:"), list debugging ("list_add
-# corruption" + WARNING/BUG), RCU stall and hung task INFO lines, oopses
-MN_VM_DEBUG_RE='Oops: |BUG: |WARNING: |general protection fault|Call Trace:|(^|\] )(rcu: )?INFO: |possible (circular|recursive) locking|inconsistent lock state|DEBUG_LOCKS_WARN_ON|turning off the locking correctness validator|list_(add|del) corruption|Kernel panic'
+# corruption" + WARNING/BUG), RCU stall and hung task INFO lines, oopses,
+# WARN() ("WARNING: CPU: N PID: N at ..."), panics. Not "Call Trace:" alone:
+# an OOM kill dumps the stack of the task that invoked the OOM killer.
+MN_VM_DEBUG_RE='Oops: |BUG: |WARNING: |general protection fault|kernel BUG at|UBSAN: |(^|\] )(rcu: )?INFO: |possible (circular|recursive) locking|inconsistent lock state|DEBUG_LOCKS_WARN_ON|turning off the locking correctness validator|list_(add|del) corruption|Kernel panic'
+MN_VM_OOM_RE='(Out of memory|Memory cgroup out of memory): Killed process'
 
 mn_vm_debug_report() {
 	local log found=1
@@ -357,6 +383,21 @@ mn_vm_debug_report() {
 		fi
 	done
 	return $found
+}
+
+mn_vm_check_kernel_log() {
+	local desc=$1 report
+	shift
+	if report=$(mn_vm_debug_report "$@"); then
+		mn_tap 1 "$desc"
+		echo "$report"
+		return 1
+	fi
+	mn_tap 0 "$desc"
+}
+
+mn_vm_count_oom() {
+	grep -acE "$MN_VM_OOM_RE" "$1" 2>/dev/null || true
 }
 
 mn_vm_relay_tap() {
@@ -394,6 +435,7 @@ mn_vm_initramfs() {
 	ln -s busybox "$root/bin/sh"
 	cp "$@" "$root/bin/"
 	install -m 644 "$MN_TOP/tests/vm/initramfs/common.sh" "$root/lib/mn-common.sh"
+	install -m 644 "$MN_TOP/tests/vm/initramfs/tap.sh" "$root/lib/mn-tap.sh"
 	install -m 755 "$init" "$root/init"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
 	ok=$?

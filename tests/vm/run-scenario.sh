@@ -35,13 +35,16 @@
 # tests/vm/guest/scenario-runner for what the guest saves.
 #
 # stdout is TAP: the scenario's own test points, renumbered, then one for
-# the run itself ("the guest ran NAME and reported pass"), then the plan. A
-# guest that does not boot, times out or leaves no result fails that last
-# point, with the last 30 lines of the serial log as diagnostics.
+# the run itself ("the guest ran NAME and reported pass"), one for the
+# kernel log (no oops, BUG, WARNING, lockdep, KASAN or panic report in the
+# serial console or the guest's dmesg.txt), then the plan. A guest that does
+# not boot, times out or leaves no result fails the run's point, with the
+# last 30 lines of the serial log as diagnostics.
 #
 # Exit codes:
-#   0  the scenario passed (status=pass or skip)
-#   1  the scenario ran and failed (status=fail)
+#   0  the scenario passed (status=pass or skip) and the kernel log is clean
+#   1  the scenario ran and failed (status=fail), or the kernel reported a
+#      problem
 #   2  bad usage
 #   3  the guest failed: QEMU error, timeout, or no result written
 #   4  setup failed: no kernel, no image, missing tools
@@ -244,10 +247,15 @@ else
 fi
 [ "$verdict" = 3 ] && mn_vm_tail "$log" 30
 [ "$verdict" = 0 ] && [ "$failures" -gt 0 ] && verdict=1
-if mn_vm_oopsed "$log"; then
-	echo "# the kernel log has an oops, BUG, WARNING or panic:"
-	grep -aE -A5 'Oops: |BUG: |WARNING: |general protection fault|Kernel panic' "$log" |
-		head -n 30 | tr -d '\r' | awk '{ print "#   " $0 }'
+# The kernel must not have complained: the serial console and the guest's
+# own kernel log (dmesg.txt, complete even when the console dropped lines).
+n=$((n + 1))
+if report=$(mn_vm_debug_report "$log" "$out/dmesg.txt"); then
+	echo "not ok $n - $name: the kernel log has no oops, BUG, WARNING, lockdep, KASAN or panic report"
+	echo "$report"
+	[ "$verdict" = 0 ] && verdict=1
+else
+	echo "ok $n - $name: the kernel log has no oops, BUG, WARNING, lockdep, KASAN or panic report"
 fi
 echo "# results: $out"
 echo "1..$n"

@@ -11,10 +11,15 @@
 # (default $top_builddir/stage, made by `make stage`) carries the project's
 # install and the patched SQLite library. Results stay in
 # $top_builddir/results/pressure-<lru>-<mode>/.
+#
+# Each run's TAP is relayed, and one more result checks the run itself:
+# run-scenario.sh exited 0 and printed as many results as its plan. The
+# runner is $MEMNOTIFY_RUN_SCENARIO when set (tests/harness/ fakes it).
 set -uo pipefail
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-$srcdir}
 . "$srcdir/tests/vm/lib.sh"
+run_scenario=${MEMNOTIFY_RUN_SCENARIO:-$srcdir/tests/vm/run-scenario.sh}
 stage=$builddir/stage
 runs="classic:coop classic:control mglru:coop mglru:control"
 while [ $# -gt 0 ]; do
@@ -36,7 +41,7 @@ for run in $runs; do
 		--timeout "${MEMNOTIFY_VM_TIMEOUT:-600}")
 	[ "$lru" = mglru ] && args+=(--mglru)
 	echo "# --- $lru LRU, $mode ---"
-	mn_tap_relay "$lru/$mode: " < <("$srcdir/tests/vm/run-scenario.sh" "${args[@]}" 2>&1)
+	mn_tap_run "$lru/$mode: " "$run_scenario" "${args[@]}"
 	if [ -f "$out/summary" ]; then
 		echo "# summary: $(tr '\n' ' ' <"$out/summary")"
 	else

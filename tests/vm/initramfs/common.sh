@@ -7,11 +7,8 @@
 # Sets up the guest: busybox applets in /bin, /proc, /sys, /dev (devtmpfs),
 # stdin/stdout/stderr on the serial console, and the scratch file system of
 # mn_vm_scratch_disk (/dev/vda: ext4 with /fill, 128 MiB of random bytes for
-# page cache) read-only on /mnt. Then defines:
-#   tap 0|1 DESC [DIAG]   a result line "MN-TAP: ok N - DESC" (or "not ok",
-#                         with "MN-TAP: # DIAG"); the host relays them
-#                         (mn_vm_relay_tap)
-#   field KEY TEXT        the value of KEY=value in TEXT
+# page cache) read-only on /mnt. Then sources /lib/mn-tap.sh
+# (tests/vm/initramfs/tap.sh): tap, field, fold, oom_kills.
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
@@ -24,12 +21,5 @@ mkdir -p /mnt
 mount -t ext4 -o ro /dev/vda /mnt 2>/dev/null ||
 	echo "MN-INFO: no scratch file system on /dev/vda (/mnt/fill is missing)"
 
-n=0
-tap() { # tap 0|1 description [diagnostics]
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "MN-TAP: ok $n - $2"
-	else echo "MN-TAP: not ok $n - $2"; [ -n "$3" ] && echo "MN-TAP: # $3"; fi
-}
-field() { # field KEY TEXT: value of KEY=value in TEXT
-	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | tail -1
-}
+# shellcheck source=SCRIPTDIR/tap.sh
+. /lib/mn-tap.sh

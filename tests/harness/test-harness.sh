@@ -1,0 +1,129 @@
+#!/bin/bash
+# tests/harness/test-harness.sh - self-tests of the VM test harness (TAP),
+# host-only and fast: each feeds a test a broken case through a fake and
+# checks that the test fails, and feeds it the same case without the fault
+# (the control) and checks that it passes, so the failure is the fault's.
+#
+#   1. boot-smoke.sh with a fake QEMU (fake-qemu) whose canned serial log
+#      has a "WARNING: CPU:" line fails; the same log without it passes.
+#      Its kernel command line lets KERN_WARNING reach the console (no
+#      "quiet", loglevel 5 or more), and no VM script sets a lower one.
+#   2. boot-smoke.sh with QEMU missing fails even though the passing serial
+#      log of the run before is still in its results directory.
+#   3. vm-pressure.sh fails when its scenario runner (fake-run-scenario)
+#      prints "ok" and exits 3, or prints a plan of 3 and one result; it
+#      passes when the runner prints its whole plan and exits 0.
+#   4. The guest inits' fold (tests/vm/initramfs/tap.sh) fails a
+#      sub-program that died after half its plan, or printed all its "ok"
+#      lines and exited non-zero; it passes a complete one.
+#
+# Needs the static guest programs (make) and busybox-static; uses a
+# throw-away build directory, so real results are untouched.
+set -uo pipefail
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+builddir=${top_builddir:-$srcdir}
+. "$srcdir/tests/vm/lib.sh"
+here=$srcdir/tests/harness
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/memnotify-harness.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+# a build directory of our own, with the real guest programs
+fake_build=$tmp/build
+mkdir -p "$fake_build/tests"
+ln -s "$builddir/tests/guest" "$fake_build/tests/guest"
+: >"$tmp/bzImage"
+
+# expect WANT DESC CMD...: run CMD (output in $tmp/out); one result: ok if
+# it exited 0 and WANT is pass, or non-zero and WANT is fail
+expect() {
+	local want=$1 desc=$2 rc=0 got
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	got=pass
+	[ "$rc" = 0 ] || got=fail
+	[ "$got" = "$want" ]
+	if ! mn_tap $? "$desc (exit $rc)"; then
+		sed 's/^/#   /' "$tmp/out" | tail -n 15
+		sed 's/^/#   err: /' "$tmp/err" | tail -n 5
+	fi
+}
+
+# has REGEX DESC: the last command's output matches
+has() {
+	grep -Eq "$1" "$tmp/out"
+	mn_tap $? "$2" || sed 's/^/#   /' "$tmp/out" | tail -n 10
+}
+
+# --- 1. a kernel WARNING fails boot-smoke -----------------------------------
+canned() { # canned FILE [EXTRA-LINE]: a serial log of a guest that passed
+	{
+		echo "Linux version 6.1.0-fake (fake)"
+		echo "Run /init as init process"
+		echo "MN-BEGIN 6.1.0-fake"
+		[ -n "${2:-}" ] && echo "$2"
+		echo "MN-TAP: ok 1 - fake check"
+		echo "MN-PLAN: 1"
+		echo "MN-END"
+	} >"$1"
+}
+canned "$tmp/good.log"
+canned "$tmp/warn.log" "[    4.200000] WARNING: CPU: 1 PID: 42 at mm/mem_notify.c:120 mem_notify_wake+0x2a/0x90"
+
+smoke() { # smoke LOG [QEMU]: boot-smoke.sh against the fake
+	env top_srcdir="$srcdir" top_builddir="$fake_build" MEMNOTIFY_ACCEL=tcg \
+		MEMNOTIFY_QEMU="${2:-$here/fake-qemu}" FAKE_QEMU_LOG="$1" MEMNOTIFY_VM_TIMEOUT=60 \
+		FAKE_QEMU_ARGS="$tmp/qemu-args" \
+		"$srcdir/tests/vm/boot-smoke.sh" --kernel "$tmp/bzImage"
+}
+expect fail "boot-smoke fails on a serial log with a kernel WARNING" smoke "$tmp/warn.log"
+has '^not ok .*kernel log has no oops' "boot-smoke names the kernel log as the failure"
+expect pass "control: boot-smoke passes on the same log without the WARNING" smoke "$tmp/good.log"
+# console_loglevel 5 prints KERN_WARNING (4); "quiet" means 4, which hides it
+append=$(grep -A1 -x -- -append "$tmp/qemu-args" | tail -n 1)
+lvl=$(printf '%s\n' $append | sed -n 's/^loglevel=//p' | tail -n 1)
+case " $append " in *" quiet "*) lvl=4 ;; esac
+[ "${lvl:-7}" -ge 5 ]
+mn_tap $? "boot-smoke's kernel command line shows KERN_WARNING (loglevel ${lvl:-default}: $append)"
+low=$(grep -nE 'loglevel=[0-4]([^0-9]|$)|[" ]quiet[" ]' "$srcdir"/tests/vm/*.sh "$srcdir"/tests/robust/*.sh "$srcdir"/tests/bench/run-bench.sh \
+	"$srcdir"/demo.sh 2>/dev/null)
+[ -z "$low" ]
+mn_tap $? "no VM script boots with quiet or a loglevel below 5" || echo "$low" | sed 's/^/#   /'
+
+# --- 2. a stale log never passes ---------------------------------------------
+[ -s "$fake_build/results/boot-smoke/serial.log" ]
+mn_tap $? "a passing serial log is left behind by the control run"
+expect fail "boot-smoke fails when QEMU is missing, whatever an earlier log says" \
+	smoke "$tmp/good.log" "$tmp/no-such-qemu"
+[ ! -s "$fake_build/results/boot-smoke/serial.log" ]
+mn_tap $? "the earlier serial log was removed before the run"
+
+# --- 3. the scenario runner's exit status and plan count --------------------
+mkdir -p "$tmp/stage/usr/lib/memnotify/vm/bin"
+install -m 755 /dev/null "$tmp/stage/usr/lib/memnotify/vm/bin/mn-hog"
+pressure() { # pressure MODE: vm-pressure.sh, one run, against the fake runner
+	env top_srcdir="$srcdir" top_builddir="$fake_build" FAKE_RUNNER="$1" \
+		MEMNOTIFY_RUN_SCENARIO="$here/fake-run-scenario" \
+		"$srcdir/tests/vm/vm-pressure.sh" --stage "$tmp/stage" --runs classic:coop
+}
+expect fail "vm-pressure fails when the runner prints ok and exits 3" pressure exit3
+has '^not ok .*ran to the end \(exit 3' "vm-pressure names the runner's exit status"
+expect fail "vm-pressure fails when the runner's plan is short" pressure short
+has '^not ok .*ran to the end \(exit 0, 1 results, plan 3\)' "vm-pressure names the short plan"
+expect pass "control: vm-pressure passes when the runner prints its whole plan and exits 0" pressure good
+
+# --- 4. the guest inits fold a sub-program only if it finished --------------
+fold_of() { # fold_of RC LINES...: fold a sub-program's output, under busybox sh
+	printf '%s\n' "${@:2}" >"$tmp/sub.tap"
+	/bin/busybox sh -c '. "$1"; fold "sub-program" "$2" "$3"' sh \
+		"$srcdir/tests/vm/initramfs/tap.sh" "$tmp/sub.tap" "$1" >"$tmp/fold.out"
+	grep -q '^MN-TAP: ok 1 - sub-program' "$tmp/fold.out"
+}
+expect fail "fold fails a sub-program that died after half its plan" \
+	fold_of 137 "1..4" "ok 1 - a" "ok 2 - b"
+expect fail "fold fails a sub-program that printed every ok and exited 1" \
+	fold_of 1 "1..2" "ok 1 - a" "ok 2 - b"
+expect fail "fold fails a sub-program that printed no plan" \
+	fold_of 0 "ok 1 - a" "ok 2 - b"
+expect pass "control: fold passes a sub-program with its whole plan and exit 0" \
+	fold_of 0 "1..2" "ok 1 - a" "ok 2 - b"
+mn_tap_done

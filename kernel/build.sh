@@ -13,7 +13,7 @@
 #
 # The result lives in $MEMNOTIFY_CACHE/kernel/<variant>-<hash>/ where <hash>
 # covers the source package version, the patches, the config fragments and
-# the build recipe's version, so an unchanged rebuild returns at once. With
+# this script (the recipe), so an unchanged rebuild returns at once. With
 # --print-image the path of bzImage is the only thing written to stdout; with
 # --print-key, the cache key (nothing is built).
 #
@@ -60,13 +60,12 @@ if [ "$variant" = wakeall ]; then
 	fragments+=("$kdir/bench/wakeall.config")
 fi
 
-# What the kernel is built from. The steps below are summed up by
-# recipe: bump it when a change to this script changes the kernel it builds
-# (not for changes to messages, options or variants that leave the others
-# alone), so that editing the script does not throw every cached kernel away.
-recipe=1
+# What the kernel is built from: the source package, the patches, the
+# config fragments and the recipe, which is this script itself (its
+# configuration and build steps), so that any change to it builds anew.
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
-key=$( { echo "recipe $recipe $variant $srcver $(stat -c %s "$tarball")"; mn_hash "${fragments[@]}" ${patches[@]+"${patches[@]}"}; } |
+key=$( { echo "$variant $srcver $(stat -c %s "$tarball")"
+	mn_hash "$kdir/build.sh" "${fragments[@]}" ${patches[@]+"${patches[@]}"}; } |
 	sha256sum | cut -c1-16)
 out=$MN_CACHE/kernel/$variant-$key
 [ $print_key = 1 ] && { echo "$variant-$key"; exit 0; }

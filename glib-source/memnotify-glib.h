@@ -199,10 +199,38 @@ GType             memnotify_event_get_type         (void) G_GNUC_CONST;
 GType             memnotify_level_get_type         (void) G_GNUC_CONST;
 GType             memnotify_backend_get_type       (void) G_GNUC_CONST;
 GType             memnotify_flags_get_type         (void) G_GNUC_CONST;
-#define MEMNOTIFY_TYPE_EVENT   (memnotify_event_get_type ())
-#define MEMNOTIFY_TYPE_LEVEL   (memnotify_level_get_type ())
+/**
+ * MEMNOTIFY_TYPE_EVENT:
+ *
+ * The #GType of #MemnotifyEvent.
+ *
+ * Since: 0.2
+ */
+#define MEMNOTIFY_TYPE_EVENT (memnotify_event_get_type ())
+/**
+ * MEMNOTIFY_TYPE_LEVEL:
+ *
+ * The #GType of #MemnotifyLevel.
+ *
+ * Since: 0.2
+ */
+#define MEMNOTIFY_TYPE_LEVEL (memnotify_level_get_type ())
+/**
+ * MEMNOTIFY_TYPE_BACKEND:
+ *
+ * The #GType of #MemnotifyBackend.
+ *
+ * Since: 0.2
+ */
 #define MEMNOTIFY_TYPE_BACKEND (memnotify_backend_get_type ())
-#define MEMNOTIFY_TYPE_FLAGS   (memnotify_flags_get_type ())
+/**
+ * MEMNOTIFY_TYPE_FLAGS:
+ *
+ * The #GType of #MemnotifyFlags.
+ *
+ * Since: 0.2
+ */
+#define MEMNOTIFY_TYPE_FLAGS (memnotify_flags_get_type ())
 
 GSource          *memnotify_source_new             (GError        **error) G_GNUC_WARN_UNUSED_RESULT;
 GSource          *memnotify_source_new_with_flags  (MemnotifyFlags  flags,

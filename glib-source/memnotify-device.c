@@ -221,18 +221,18 @@ memnotify_device_reopen_fifo (const char  *path,
   return fd;
 }
 
-/* One read of up to READ_CHUNK bytes. The real device never blocks and
- * always returns its status, so never loop on it. The last '1' or '0'
- * decides the event. */
+/* One read() of up to READ_CHUNK bytes, EINTR retried: EVENT with
+ * *out_found the last byte of @wanted in the bytes read (0 if none),
+ * NOTHING on EAGAIN, EOF, or ERROR with *out_errno. The real device
+ * never blocks and always returns its status, so never loop on it. */
 MemnotifyReadResult
-memnotify_device_read (int             fd,
-                       const char     *path,
-                       MemnotifyEvent *out_event,
-                       int            *out_errno)
+memnotify_read_last_of (int         fd,
+                        const char *wanted,
+                        char       *out_found,
+                        int        *out_errno)
 {
   char buf[READ_CHUNK];
-  ssize_t n;
-  ssize_t i;
+  gssize n;
 
   do
     n = read (fd, buf, sizeof buf);
@@ -248,20 +248,31 @@ memnotify_device_read (int             fd,
   if (n == 0)
     return MEMNOTIFY_READ_EOF;
 
-  for (i = n - 1; i >= 0; i--)
-    {
-      if (buf[i] == '1')
-        {
-          *out_event = MEMNOTIFY_EVENT_PRESSURE;
-          return MEMNOTIFY_READ_EVENT;
-        }
-      if (buf[i] == '0')
-        {
-          *out_event = MEMNOTIFY_EVENT_PRESSURE_OVER;
-          return MEMNOTIFY_READ_EVENT;
-        }
-    }
+  *out_found = 0;
+  for (gssize i = n - 1; i >= 0 && *out_found == 0; i--)
+    if (buf[i] != 0 && strchr (wanted, buf[i]) != NULL)
+      *out_found = buf[i];
+  return MEMNOTIFY_READ_EVENT;
+}
 
-  g_debug ("%zd bytes without a status digit from %s, ignored", n, path);
-  return MEMNOTIFY_READ_NOTHING;
+/* The last '1' or '0' read decides the event; none: a spurious wake-up. */
+MemnotifyReadResult
+memnotify_device_read (int             fd,
+                       const char     *path,
+                       MemnotifyEvent *out_event,
+                       int            *out_errno)
+{
+  MemnotifyReadResult result;
+  char digit = 0;
+
+  result = memnotify_read_last_of (fd, "01", &digit, out_errno);
+  if (result != MEMNOTIFY_READ_EVENT)
+    return result;
+  if (digit == 0)
+    {
+      g_debug ("no status digit read from %s, ignored", path);
+      return MEMNOTIFY_READ_NOTHING;
+    }
+  *out_event = digit == '1' ? MEMNOTIFY_EVENT_PRESSURE : MEMNOTIFY_EVENT_PRESSURE_OVER;
+  return MEMNOTIFY_READ_EVENT;
 }

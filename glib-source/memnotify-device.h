@@ -28,6 +28,11 @@ G_GNUC_INTERNAL
 int                 memnotify_device_reopen_fifo  (const char     *path,
                                                    GError        **error);
 G_GNUC_INTERNAL
+MemnotifyReadResult memnotify_read_last_of        (int             fd,
+                                                   const char     *wanted,
+                                                   char           *out_found,
+                                                   int            *out_errno);
+G_GNUC_INTERNAL
 MemnotifyReadResult memnotify_device_read         (int             fd,
                                                    const char     *path,
                                                    MemnotifyEvent *out_event,

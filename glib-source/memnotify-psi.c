@@ -236,29 +236,12 @@ memnotify_psi_read_fifo (int             fd,
                          MemnotifyLevel *out_level,
                          int            *out_errno)
 {
-  char buf[64];
-  ssize_t n;
+  MemnotifyReadResult result;
+  char digit = 0;
 
-  do
-    n = read (fd, buf, sizeof buf);
-  while (n < 0 && errno == EINTR);
-
-  if (n < 0)
-    {
-      if (errno == EAGAIN || errno == EWOULDBLOCK)
-        return MEMNOTIFY_READ_NOTHING;
-      *out_errno = errno;
-      return MEMNOTIFY_READ_ERROR;
-    }
-  if (n == 0)
-    return MEMNOTIFY_READ_EOF;
-
-  *out_level = MEMNOTIFY_LEVEL_LOW;
-  for (ssize_t i = n - 1; i >= 0; i--)
-    if (buf[i] >= '1' && buf[i] <= '3')
-      {
-        *out_level = (MemnotifyLevel) (MEMNOTIFY_LEVEL_LOW + (buf[i] - '1'));
-        break;
-      }
-  return MEMNOTIFY_READ_EVENT;
+  result = memnotify_read_last_of (fd, "123", &digit, out_errno);
+  if (result == MEMNOTIFY_READ_EVENT)
+    *out_level = digit == 0 ? MEMNOTIFY_LEVEL_LOW
+                            : (MemnotifyLevel) (MEMNOTIFY_LEVEL_LOW + (digit - '1'));
+  return result;
 }

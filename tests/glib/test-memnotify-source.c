@@ -679,6 +679,25 @@ test_no_callback (Fixture       *fx,
   g_assert_no_errno (close (writer));
 }
 
+/* A source on the PSI fallback: the device missing, @psi standing in
+ * for the PSI file. */
+static GSource *
+new_psi_source (Fixture        *fx,
+                const char     *psi,
+                MemnotifyFlags  flags)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
+  GSource *source;
+
+  g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
+  g_setenv ("MEMNOTIFY_PSI_PATH", psi, TRUE);
+  source = memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK | flags, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_PSI);
+  return source;
+}
+
 /* The fallback writes the trigger to the PSI file and waits for
  * POLLPRI; a regular file stands in (it never reports POLLPRI). */
 static void
@@ -723,17 +742,9 @@ static void
 test_psi_fifo (Fixture       *fx,
                gconstpointer  data G_GNUC_UNUSED)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GSource) source = NULL;
-  g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
+  g_autoptr(GSource) source = attach_source (fx, new_psi_source (fx, fx->fifo, 0));
   int writer;
 
-  g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
-  g_setenv ("MEMNOTIFY_PSI_PATH", fx->fifo, TRUE);
-  source = memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error);
-  g_assert_no_error (error);
-  attach_source (fx, source);
-  g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_PSI);
 
   writer = open_writer (fx->fifo);
   write_all (writer, "x");
@@ -941,19 +952,13 @@ static void
 test_psi_over (Fixture       *fx,
                gconstpointer  data G_GNUC_UNUSED)
 {
-  g_autoptr(GError) error = NULL;
   g_autoptr(GSource) source = NULL;
-  g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
   int writer;
   gint timeout;
 
-  g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
-  g_setenv ("MEMNOTIFY_PSI_PATH", fx->fifo, TRUE);
   g_setenv ("MEMNOTIFY_PSI_QUIET_MS", "300", TRUE);
-  source = memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error);
+  source = attach_source (fx, new_psi_source (fx, fx->fifo, 0));
   g_unsetenv ("MEMNOTIFY_PSI_QUIET_MS");
-  g_assert_no_error (error);
-  attach_source (fx, source);
 
   /* Idle: no timer. */
   g_assert_cmpint (query_timeout (fx->context), ==, -1);
@@ -995,9 +1000,7 @@ test_psi_levels (Fixture       *fx,
                  gconstpointer  data G_GNUC_UNUSED)
 {
   static const char critical[] = MEMNOTIFY_PSI_TRIGGER_CRITICAL;
-  g_autoptr(GError) error = NULL;
   g_autoptr(GSource) source = NULL;
-  g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
   g_autofree char *psi = g_build_filename (fx->tmpdir, "memory.pressure", NULL);
   g_autofree char *contents = NULL;
   guint fds_before = count_open_fds ();
@@ -1011,11 +1014,7 @@ test_psi_levels (Fixture       *fx,
   /* A regular file: each trigger opens it and writes at offset 0, the
    * critical one last and longest. */
   g_assert_true (g_file_set_contents (psi, "", -1, NULL));
-  g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
-  g_setenv ("MEMNOTIFY_PSI_PATH", psi, TRUE);
-  source = memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK |
-                                            MEMNOTIFY_FLAGS_PSI_LEVELS, &error);
-  g_assert_no_error (error);
+  source = new_psi_source (fx, psi, MEMNOTIFY_FLAGS_PSI_LEVELS);
   g_assert_cmpuint (count_open_fds (), ==, fds_before + 3);
   g_assert_true (g_file_get_contents (psi, &contents, &length, NULL));
   g_assert_cmpmem (contents, length, critical, sizeof critical);
@@ -1023,11 +1022,7 @@ test_psi_levels (Fixture       *fx,
   g_assert_cmpuint (count_open_fds (), ==, fds_before);
   g_assert_no_errno (g_unlink (psi));
 
-  g_setenv ("MEMNOTIFY_PSI_PATH", fx->fifo, TRUE);
-  source = memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK |
-                                            MEMNOTIFY_FLAGS_PSI_LEVELS, &error);
-  g_assert_no_error (error);
-  attach_source (fx, source);
+  source = attach_source (fx, new_psi_source (fx, fx->fifo, MEMNOTIFY_FLAGS_PSI_LEVELS));
   writer = open_writer (fx->fifo);
   write_all (writer, "2");
   g_assert_true (g_main_context_iteration (fx->context, FALSE));

@@ -102,6 +102,11 @@ test_fifo_subprocess (void)
   pressure (context, writer, "1\n", &received, 5);
   g_assert_cmpint (level_at (&received, 4), ==, G_MEMORY_MONITOR_WARNING_LEVEL_LOW);
 
+  /* More than 5 s after the last pressure: LOW again, not MEDIUM. */
+  g_usleep (5200 * G_TIME_SPAN_MILLISECOND);
+  pressure (context, writer, "1\n", &received, 6);
+  g_assert_cmpint (level_at (&received, 5), ==, G_MEMORY_MONITOR_WARNING_LEVEL_LOW);
+
   /* Nothing went to the global default context. */
   g_assert_false (g_main_context_iteration (NULL, FALSE));
 

@@ -784,6 +784,7 @@ test_psi_kernel (Fixture       *fx,
   g_autoptr(GError) error = NULL;
   g_autoptr(GSource) source = NULL;
   g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
+  g_autofree char *first_path = NULL;
   GPollFD fds[4];
   gint priority, timeout = 0;
   const char *path;
@@ -816,6 +817,14 @@ test_psi_kernel (Fixture       *fx,
   for (guint i = 0; i < fx->events->len; i++)
     g_assert_cmpint (event_at (fx, i), ==, MEMNOTIFY_EVENT_PRESSURE);
   g_source_destroy (source);
+
+  /* The kernel accepts the three level triggers on the same file. */
+  first_path = g_strdup (path);
+  g_clear_pointer (&source, g_source_unref);
+  source = memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK |
+                                            MEMNOTIFY_FLAGS_PSI_LEVELS, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (memnotify_source_get_path (source), ==, first_path);
 }
 
 

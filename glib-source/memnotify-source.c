@@ -10,8 +10,9 @@
  *
  * A memnotify source watches the `/dev/mem_notify` character device
  * (major 1, minor 13) by polling its file descriptor in the main
- * context: no thread and no timer are used, the source costs nothing
- * while memory is plentiful.
+ * context: no thread is used, and no timer while memory is plentiful
+ * (the PSI backend times its "pressure over" only while pressure is
+ * on), so the source costs nothing then.
  *
  * Each time the kernel notifies the open file, the source reads the
  * global status from the device ("1\n": pressure, "0\n": pressure over)

@@ -17,6 +17,7 @@
 typedef struct
 {
   GMainLoop *loop;
+  GSource *source;
   gint remaining;     /* events left before exiting; < 0: unlimited */
   gboolean done;      /* quit on purpose, not because the source failed */
 } Watch;
@@ -26,9 +27,21 @@ on_event (MemnotifyEvent event,
           gpointer       user_data)
 {
   Watch *watch = user_data;
-  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
-  g_autofree char *stamp = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S.%f%:z");
+  g_autoptr(GDateTime) now = NULL;
+  g_autofree char *stamp = NULL;
 
+  if (event == MEMNOTIFY_EVENT_ERROR)
+    {
+      /* The source is removed after this; on_source_destroyed quits. */
+      const GError *error = memnotify_source_get_error (watch->source);
+
+      fprintf (stderr, "memnotify-watch: error: %s\n",
+               error != NULL ? error->message : "unknown error");
+      return G_SOURCE_REMOVE;
+    }
+
+  now = g_date_time_new_now_local ();
+  stamp = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S.%f%:z");
   printf ("%s %s\n", stamp, memnotify_event_to_string (event));
   fflush (stdout);
 
@@ -42,8 +55,8 @@ on_event (MemnotifyEvent event,
 }
 
 /* Destroy notify of the callback data: the source is gone, either
- * because we are done or because it hit an error (already reported
- * with a warning). */
+ * because we are done or because it hit an error (already reported by
+ * on_event). */
 static void
 on_source_destroyed (gpointer user_data)
 {
@@ -82,7 +95,7 @@ main (int   argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(GSource) source = NULL;
   g_autoptr(GMainLoop) loop = NULL;
-  Watch watch = { NULL, -1, FALSE };
+  Watch watch = { NULL, NULL, -1, FALSE };
   guint sigint_id, sigterm_id;
 
   context = g_option_context_new ("- print memory pressure notifications");
@@ -122,9 +135,10 @@ main (int   argc,
 
   loop = g_main_loop_new (NULL, FALSE);
   watch.loop = loop;
+  watch.source = source;
   watch.remaining = count > 0 ? count : -1;
 
-  g_source_set_callback (source, G_SOURCE_FUNC (on_event), &watch, on_source_destroyed);
+  memnotify_source_set_callback (source, on_event, &watch, on_source_destroyed);
   g_source_attach (source, NULL);
   sigint_id = g_unix_signal_add (SIGINT, on_signal, &watch);
   sigterm_id = g_unix_signal_add (SIGTERM, on_signal, &watch);

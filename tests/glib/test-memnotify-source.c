@@ -448,8 +448,51 @@ test_error_missing (Fixture       *fx,
   source = memnotify_source_new_for_path (path, &error);
   g_assert_null (source);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
-  g_assert_nonnull (strstr (error->message, "CONFIG_MEM_NOTIFY"));
+  /* Not the default device: a typo, not the kernel's fault. */
+  g_assert_nonnull (strstr (error->message, "does not exist"));
+  g_assert_null (strstr (error->message, "CONFIG_MEM_NOTIFY"));
   g_assert_nonnull (strstr (error->message, path));
+  g_test_message ("error: %s", error->message);
+  g_clear_error (&error);
+
+  source = memnotify_source_new_for_path ("", &error);
+  g_assert_null (source);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+}
+
+/* Only the default device, missing on a kernel without 1:13, is
+ * blamed on the kernel. */
+static void
+test_error_missing_default (Fixture       *fx,
+                            gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GError) error = NULL;
+  GSource *source;
+
+  if (g_file_test (MEMNOTIFY_DEFAULT_DEVICE, G_FILE_TEST_EXISTS) ||
+      g_file_test ("/sys/dev/char/1:13", G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("this kernel has mem_notify");
+      return;
+    }
+  source = memnotify_source_new (&error);
+  g_assert_null (source);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "the running kernel lacks mem_notify"));
+  g_assert_nonnull (strstr (error->message, "CONFIG_MEM_NOTIFY"));
+  g_test_message ("error: %s", error->message);
+}
+
+static void
+test_error_empty_env (Fixture       *fx,
+                      gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_setenv ("MEMNOTIFY_DEVICE", "", TRUE);
+  g_assert_null (memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "MEMNOTIFY_DEVICE is set but empty"));
   g_test_message ("error: %s", error->message);
 }
 
@@ -565,7 +608,7 @@ test_default_device_missing (Fixture       *fx,
   g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
   g_assert_null (memnotify_source_new (&error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
-  g_assert_nonnull (strstr (error->message, "CONFIG_MEM_NOTIFY"));
+  g_assert_nonnull (strstr (error->message, "check MEMNOTIFY_DEVICE"));
   g_clear_error (&error);
 
   /* Not a device: an error even with the fallback allowed. */
@@ -636,6 +679,25 @@ test_no_callback (Fixture       *fx,
   g_assert_no_errno (close (writer));
 }
 
+/* A source on the PSI fallback: the device missing, @psi standing in
+ * for the PSI file. */
+static GSource *
+new_psi_source (Fixture        *fx,
+                const char     *psi,
+                MemnotifyFlags  flags)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
+  GSource *source;
+
+  g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
+  g_setenv ("MEMNOTIFY_PSI_PATH", psi, TRUE);
+  source = memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK | flags, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_PSI);
+  return source;
+}
+
 /* The fallback writes the trigger to the PSI file and waits for
  * POLLPRI; a regular file stands in (it never reports POLLPRI). */
 static void
@@ -680,17 +742,9 @@ static void
 test_psi_fifo (Fixture       *fx,
                gconstpointer  data G_GNUC_UNUSED)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GSource) source = NULL;
-  g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
+  g_autoptr(GSource) source = attach_source (fx, new_psi_source (fx, fx->fifo, 0));
   int writer;
 
-  g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
-  g_setenv ("MEMNOTIFY_PSI_PATH", fx->fifo, TRUE);
-  source = memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error);
-  g_assert_no_error (error);
-  attach_source (fx, source);
-  g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_PSI);
 
   writer = open_writer (fx->fifo);
   write_all (writer, "x");
@@ -716,7 +770,7 @@ test_psi_missing (Fixture       *fx,
   g_setenv ("MEMNOTIFY_PSI_PATH", psi, TRUE);
   g_assert_null (memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
-  g_assert_nonnull (strstr (error->message, "CONFIG_MEM_NOTIFY"));
+  g_assert_nonnull (strstr (error->message, missing));
   g_assert_nonnull (strstr (error->message, "PSI"));
   g_assert_nonnull (strstr (error->message, psi));
   g_test_message ("error: %s", error->message);
@@ -730,6 +784,7 @@ test_psi_kernel (Fixture       *fx,
   g_autoptr(GError) error = NULL;
   g_autoptr(GSource) source = NULL;
   g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
+  g_autofree char *first_path = NULL;
   GPollFD fds[4];
   gint priority, timeout = 0;
   const char *path;
@@ -762,6 +817,241 @@ test_psi_kernel (Fixture       *fx,
   for (guint i = 0; i < fx->events->len; i++)
     g_assert_cmpint (event_at (fx, i), ==, MEMNOTIFY_EVENT_PRESSURE);
   g_source_destroy (source);
+
+  /* The kernel accepts the three level triggers on the same file. */
+  first_path = g_strdup (path);
+  g_clear_pointer (&source, g_source_unref);
+  source = memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK |
+                                            MEMNOTIFY_FLAGS_PSI_LEVELS, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (memnotify_source_get_path (source), ==, first_path);
+}
+
+
+/* A failure after start-up (here: the FIFO is gone when the source
+ * reopens it after its writer left) reaches the callback as an error
+ * event, with memnotify_source_get_error(), and no g_warning: run under
+ * G_DEBUG=fatal-warnings in a subprocess. */
+static void
+test_runtime_error_subprocess (Fixture       *fx,
+                               gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GSource) source = NULL;
+  const GError *error;
+
+  if (!g_test_subprocess ())
+    {
+      g_test_skip ("run in a subprocess by /memnotify/error/runtime");
+      return;
+    }
+  source = attach_fifo_source (fx);
+  g_assert_null (memnotify_source_get_error (source));
+  write_once (fx->fifo, "1\n");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpuint (fx->events->len, ==, 1);
+
+  g_assert_no_errno (g_unlink (fx->fifo));
+  iterate_until_idle (fx->context);
+  g_assert_cmpuint (fx->events->len, ==, 2);
+  g_assert_cmpint (event_at (fx, 1), ==, MEMNOTIFY_EVENT_ERROR);
+  g_assert_true (g_source_is_destroyed (source));
+  g_assert_cmpuint (fx->destroyed, ==, 1);
+  error = memnotify_source_get_error (source);
+  g_assert_error ((GError *) error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "Cannot reopen FIFO"));
+  g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_NONE);
+  /* Recreate it so that the teardown finds what it expects. */
+  g_assert_no_errno (mkfifo (fx->fifo, 0644));
+}
+
+static void
+test_runtime_error (void)
+{
+  if (!g_test_subprocess ())
+    g_setenv ("G_DEBUG", "fatal-warnings", TRUE);
+  g_test_trap_subprocess ("/memnotify/error/runtime/subprocess", 0,
+                          G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+  g_unsetenv ("G_DEBUG");
+}
+
+/* Callbacks through a GClosure (g_source_set_closure(), which language
+ * bindings use) and memnotify_source_set_callback(). */
+static gboolean
+closure_func (MemnotifyEvent event,
+              gpointer       user_data)
+{
+  return record_event (event, user_data);
+}
+
+static void
+test_closure (Fixture       *fx,
+              gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSource) source = memnotify_source_new_for_path (fx->fifo, &error);
+  GClosure *closure;
+  int writer;
+
+  g_assert_no_error (error);
+  /* Floating: the source takes it. */
+  closure = g_cclosure_new (G_CALLBACK (closure_func), fx, NULL);
+  g_source_set_closure (source, closure);
+  g_source_attach (source, fx->context);
+
+  writer = open_writer (fx->fifo);
+  write_all (writer, "1\n");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpuint (fx->events->len, ==, 1);
+  g_assert_cmpint (event_at (fx, 0), ==, MEMNOTIFY_EVENT_PRESSURE);
+
+  /* The closure's boolean result removes the source. */
+  fx->callback_result = G_SOURCE_REMOVE;
+  write_all (writer, "0\n");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpuint (fx->events->len, ==, 2);
+  g_assert_cmpint (event_at (fx, 1), ==, MEMNOTIFY_EVENT_PRESSURE_OVER);
+  g_assert_true (g_source_is_destroyed (source));
+  g_assert_no_errno (close (writer));
+}
+
+static void
+test_set_callback_and_level (Fixture       *fx,
+                             gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSource) source = memnotify_source_new_for_path (fx->fifo, &error);
+  int writer;
+
+  g_assert_no_error (error);
+  memnotify_source_set_callback (source, record_event, fx, count_destroy);
+  g_source_attach (source, fx->context);
+  g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_NONE);
+
+  writer = open_writer (fx->fifo);
+  write_all (writer, "1\n");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpint (event_at (fx, 0), ==, MEMNOTIFY_EVENT_PRESSURE);
+  g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_LOW);
+  write_all (writer, "0\n");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_NONE);
+  g_assert_no_errno (close (writer));
+  g_source_destroy (source);
+  g_assert_cmpuint (fx->destroyed, ==, 1);
+}
+
+/* PSI has no "over": the source sends PRESSURE_OVER after a quiet
+ * window, with a ready time set only while pressure is on. */
+static gint
+query_timeout (GMainContext *context)
+{
+  GPollFD fds[8];
+  gint priority, timeout = 0;
+
+  g_assert_true (g_main_context_acquire (context));
+  g_main_context_prepare (context, &priority);
+  g_main_context_query (context, priority, &timeout, fds, G_N_ELEMENTS (fds));
+  g_main_context_check (context, priority, fds, 0);
+  g_main_context_release (context);
+  return timeout;
+}
+
+static void
+test_psi_over (Fixture       *fx,
+               gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GSource) source = NULL;
+  gint64 deadline;
+  int writer;
+  gint timeout;
+
+  g_setenv ("MEMNOTIFY_PSI_QUIET_MS", "300", TRUE);
+  source = attach_source (fx, new_psi_source (fx, fx->fifo, 0));
+  g_unsetenv ("MEMNOTIFY_PSI_QUIET_MS");
+
+  /* Idle: no timer. */
+  g_assert_cmpint (query_timeout (fx->context), ==, -1);
+
+  writer = open_writer (fx->fifo);
+  write_all (writer, "x");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpuint (fx->events->len, ==, 1);
+  g_assert_cmpint (event_at (fx, 0), ==, MEMNOTIFY_EVENT_PRESSURE);
+  g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_LOW);
+
+  /* Pressure on: a timer of at most the quiet window. */
+  timeout = query_timeout (fx->context);
+  g_assert_cmpint (timeout, >, 0);
+  g_assert_cmpint (timeout, <=, 300);
+
+  /* A new trigger re-arms it; then the quiet window passes. */
+  write_all (writer, "x");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpuint (fx->events->len, ==, 2);
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (fx->events->len < 3 && g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (fx->context, FALSE))
+      g_usleep (10 * G_TIME_SPAN_MILLISECOND);
+  g_assert_cmpuint (fx->events->len, ==, 3);
+  g_assert_cmpint (event_at (fx, 2), ==, MEMNOTIFY_EVENT_PRESSURE_OVER);
+  g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_NONE);
+
+  /* Idle again: no timer, no more events. */
+  g_assert_cmpint (query_timeout (fx->context), ==, -1);
+  g_assert_false (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpuint (fx->events->len, ==, 3);
+  g_assert_no_errno (close (writer));
+  iterate_until_idle (fx->context);
+  g_source_destroy (source);
+}
+
+/* MEMNOTIFY_FLAGS_PSI_LEVELS: three triggers, one fd each, written with
+ * their NUL; a FIFO stand-in gives the level by its last digit. */
+static void
+test_psi_levels (Fixture       *fx,
+                 gconstpointer  data G_GNUC_UNUSED)
+{
+  static const char critical[] = MEMNOTIFY_PSI_TRIGGER_CRITICAL;
+  g_autoptr(GSource) source = NULL;
+  g_autofree char *psi = g_build_filename (fx->tmpdir, "memory.pressure", NULL);
+  g_autofree char *contents = NULL;
+  guint fds_before = count_open_fds ();
+  gsize length;
+  int writer;
+
+  g_assert_cmpstr (MEMNOTIFY_PSI_TRIGGER_LOW, ==, "some 70000 2000000");
+  g_assert_cmpstr (MEMNOTIFY_PSI_TRIGGER_MEDIUM, ==, "some 100000 2000000");
+  g_assert_cmpstr (MEMNOTIFY_PSI_TRIGGER_CRITICAL, ==, "full 100000 2000000");
+
+  /* A regular file: each trigger opens it and writes at offset 0, the
+   * critical one last and longest. */
+  g_assert_true (g_file_set_contents (psi, "", -1, NULL));
+  source = new_psi_source (fx, psi, MEMNOTIFY_FLAGS_PSI_LEVELS);
+  g_assert_cmpuint (count_open_fds (), ==, fds_before + 3);
+  g_assert_true (g_file_get_contents (psi, &contents, &length, NULL));
+  g_assert_cmpmem (contents, length, critical, sizeof critical);
+  g_clear_pointer (&source, g_source_unref);
+  g_assert_cmpuint (count_open_fds (), ==, fds_before);
+  g_assert_no_errno (g_unlink (psi));
+
+  source = attach_source (fx, new_psi_source (fx, fx->fifo, MEMNOTIFY_FLAGS_PSI_LEVELS));
+  writer = open_writer (fx->fifo);
+  write_all (writer, "2");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_MEDIUM);
+  write_all (writer, "3");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_CRITICAL);
+  write_all (writer, "1");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_LOW);
+  g_assert_cmpuint (fx->events->len, ==, 3);
+  for (guint i = 0; i < fx->events->len; i++)
+    g_assert_cmpint (event_at (fx, i), ==, MEMNOTIFY_EVENT_PRESSURE);
+  g_assert_no_errno (close (writer));
+  iterate_until_idle (fx->context);
+  g_source_destroy (source);
 }
 
 static void
@@ -771,6 +1061,12 @@ test_strings (void)
   g_assert_cmpstr (memnotify_event_to_string (MEMNOTIFY_EVENT_PRESSURE_OVER), ==, "pressure-over");
   g_assert_cmpstr (memnotify_backend_to_string (MEMNOTIFY_BACKEND_DEVICE), ==, "device");
   g_assert_cmpstr (memnotify_backend_to_string (MEMNOTIFY_BACKEND_PSI), ==, "psi");
+  g_assert_cmpstr (memnotify_event_to_string (MEMNOTIFY_EVENT_ERROR), ==, "error");
+  g_assert_cmpstr (memnotify_level_to_string (MEMNOTIFY_LEVEL_CRITICAL), ==, "critical");
+  g_assert_true (G_TYPE_IS_ENUM (MEMNOTIFY_TYPE_EVENT));
+  g_assert_true (G_TYPE_IS_ENUM (MEMNOTIFY_TYPE_LEVEL));
+  g_assert_true (G_TYPE_IS_ENUM (MEMNOTIFY_TYPE_BACKEND));
+  g_assert_true (G_TYPE_IS_FLAGS (MEMNOTIFY_TYPE_FLAGS));
 }
 
 int
@@ -790,6 +1086,8 @@ main (int   argc,
   ADD ("/memnotify/fifo/no-callback", test_no_callback);
   ADD ("/memnotify/fifo/consumed-event-not-lost", test_event_not_lost_to_higher_priority);
   ADD ("/memnotify/error/missing", test_error_missing);
+  ADD ("/memnotify/error/missing-default", test_error_missing_default);
+  ADD ("/memnotify/error/empty-env", test_error_empty_env);
   ADD ("/memnotify/error/not-a-device", test_error_not_a_device);
   ADD ("/memnotify/error/permission-denied", test_error_permission_denied);
   ADD ("/memnotify/default/env", test_default_device_env);
@@ -799,6 +1097,12 @@ main (int   argc,
   ADD ("/memnotify/psi/fifo", test_psi_fifo);
   ADD ("/memnotify/psi/missing", test_psi_missing);
   ADD ("/memnotify/psi/kernel", test_psi_kernel);
+  ADD ("/memnotify/psi/over", test_psi_over);
+  ADD ("/memnotify/psi/levels", test_psi_levels);
+  ADD ("/memnotify/error/runtime/subprocess", test_runtime_error_subprocess);
+  g_test_add_func ("/memnotify/error/runtime", test_runtime_error);
+  ADD ("/memnotify/closure", test_closure);
+  ADD ("/memnotify/set-callback-and-level", test_set_callback_and_level);
   g_test_add_func ("/memnotify/strings", test_strings);
 
 #undef ADD

@@ -19,7 +19,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "1..4"
+echo "1..5"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$tmp/err" "$tmp/out" 2>/dev/null; }
@@ -34,11 +34,13 @@ wait_lines() {
 	done
 }
 
-# 1: missing device: clear error, exit status 1.
+# 1: missing device: clear error, exit status 1 (a path in
+# MEMNOTIFY_DEVICE is not blamed on the kernel).
 MEMNOTIFY_DEVICE="$tmp/none" "$watch" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-if [ "$rc" -eq 1 ] && grep -q 'CONFIG_MEM_NOTIFY' "$tmp/err"; then
-	ok "missing device: exit status 1 and names CONFIG_MEM_NOTIFY"
+if [ "$rc" -eq 1 ] && grep -q "$tmp/none does not exist" "$tmp/err" &&
+	! grep -q 'CONFIG_MEM_NOTIFY' "$tmp/err"; then
+	ok "missing device: exit status 1, names the path, does not blame the kernel"
 else
 	not_ok "missing device: exit status $rc"
 fi
@@ -90,4 +92,25 @@ if [ "$rc" -eq 0 ] && grep -q 'backend: psi' "$tmp/err" &&
 	ok "--psi-fallback: PSI backend reported, pressure line"
 else
 	not_ok "--psi-fallback: exit status $rc"
+fi
+
+# 5: a failure after start-up (the FIFO is gone when the writer leaves):
+# reported as an error, exit status 1, no GLib warning.
+rm -f "$tmp/fifo"
+mkfifo "$tmp/fifo"
+G_DEBUG=fatal-warnings timeout 20 "$watch" --device "$tmp/fifo" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+exec 3>"$tmp/fifo"
+printf '1\n' >&3
+wait_lines "$tmp/out" 1
+rm -f "$tmp/fifo"
+exec 3>&-
+wait "$pid"
+rc=$?
+pid=
+if [ "$rc" -eq 1 ] && grep -q 'memnotify-watch: error: Cannot reopen FIFO' "$tmp/err" &&
+	! grep -q 'WARNING' "$tmp/err"; then
+	ok "failure after start-up: error reported, exit status 1, no warning"
+else
+	not_ok "failure after start-up: exit status $rc"
 fi

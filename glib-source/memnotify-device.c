@@ -1,0 +1,278 @@
+/* memnotify-glib - opening and reading /dev/mem_notify (internal)
+ *
+ * Shared by the GSource (memnotify-source.c) and, through it, the GIO
+ * module. One job: find, check and open the device (or a FIFO standing
+ * in for it) and turn what it reads into events.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "memnotify-device.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#define READ_CHUNK 64
+#define SYSFS_DEVICE "/sys/dev/char/1:13"
+
+/* The path in $MEMNOTIFY_DEVICE, else the default device. An empty
+ * variable is a mistake, not a request for the default. */
+const char *
+memnotify_device_default_path (GError **error)
+{
+  const char *device = g_getenv ("MEMNOTIFY_DEVICE");
+
+  if (device == NULL)
+    return MEMNOTIFY_DEFAULT_DEVICE;
+  if (*device == '\0')
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "MEMNOTIFY_DEVICE is set but empty: unset it to use %s, "
+                   "or set it to the device's path",
+                   MEMNOTIFY_DEFAULT_DEVICE);
+      return NULL;
+    }
+  return device;
+}
+
+static gboolean
+is_acceptable_file (const struct stat *st,
+                    gboolean          *out_is_fifo)
+{
+  if (S_ISCHR (st->st_mode) &&
+      major (st->st_rdev) == MEMNOTIFY_DEVICE_MAJOR &&
+      minor (st->st_rdev) == MEMNOTIFY_DEVICE_MINOR)
+    {
+      *out_is_fifo = FALSE;
+      return TRUE;
+    }
+  if (S_ISFIFO (st->st_mode))
+    {
+      *out_is_fifo = TRUE;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static char *
+describe_file_type (const struct stat *st)
+{
+  if (S_ISREG (st->st_mode))
+    return g_strdup ("a regular file");
+  if (S_ISDIR (st->st_mode))
+    return g_strdup ("a directory");
+  if (S_ISCHR (st->st_mode))
+    return g_strdup_printf ("character device %u:%u",
+                            major (st->st_rdev), minor (st->st_rdev));
+  if (S_ISBLK (st->st_mode))
+    return g_strdup_printf ("block device %u:%u",
+                            major (st->st_rdev), minor (st->st_rdev));
+  if (S_ISSOCK (st->st_mode))
+    return g_strdup ("a socket");
+  return g_strdup ("an unknown file type");
+}
+
+static void
+set_not_a_device_error (GError            **error,
+                        const char         *path,
+                        const struct stat  *st)
+{
+  g_autofree char *what = describe_file_type (st);
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+               "%s is not a mem_notify device: expected character device %u:%u "
+               "(or a FIFO standing in for it), found %s",
+               path, MEMNOTIFY_DEVICE_MAJOR, MEMNOTIFY_DEVICE_MINOR, what);
+}
+
+/* A missing file is blamed on the kernel only when it is the default
+ * device and the kernel has no 1:13 either; any other path is most
+ * likely a typo in $MEMNOTIFY_DEVICE or in the caller's argument. */
+static void
+set_not_found_error (GError     **error,
+                     const char  *path)
+{
+  if (g_strcmp0 (path, MEMNOTIFY_DEFAULT_DEVICE) != 0)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                 "%s does not exist (check MEMNOTIFY_DEVICE or the path given; "
+                 "the device is %s)", path, MEMNOTIFY_DEFAULT_DEVICE);
+  else if (g_file_test (SYSFS_DEVICE, G_FILE_TEST_EXISTS))
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                 "%s does not exist, although the running kernel provides "
+                 "mem_notify (CONFIG_MEM_NOTIFY): create the node with "
+                 "'mknod -m 0444 %s c %u %u'",
+                 path, path, MEMNOTIFY_DEVICE_MAJOR, MEMNOTIFY_DEVICE_MINOR);
+  else
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                 "%s does not exist: the running kernel lacks mem_notify "
+                 "(CONFIG_MEM_NOTIFY is not enabled)", path);
+}
+
+static void
+set_open_error (GError     **error,
+                const char  *path,
+                int          errsv)
+{
+  switch (errsv)
+    {
+    case ENOENT:
+      set_not_found_error (error, path);
+      break;
+
+    case ENXIO:
+    case ENODEV:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "%s has no driver: the running kernel lacks mem_notify "
+                   "(CONFIG_MEM_NOTIFY is not enabled)", path);
+      break;
+
+    case EACCES:
+    case EPERM:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                   "Permission denied opening %s for reading", path);
+      break;
+
+    default:
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                   "Cannot open %s: %s", path, g_strerror (errsv));
+      break;
+    }
+}
+
+/* Opens the device or a FIFO standing in for it. Other files are
+ * rejected before they are opened, so that opening has no side effects
+ * on unrelated devices. */
+int
+memnotify_device_open (const char  *path,
+                       gboolean    *out_is_fifo,
+                       GError     **error)
+{
+  struct stat st;
+  int fd;
+
+  if (*path == '\0')
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "The mem_notify device path is empty");
+      return -1;
+    }
+  if (stat (path, &st) < 0)
+    {
+      set_open_error (error, path, errno);
+      return -1;
+    }
+  if (!is_acceptable_file (&st, out_is_fifo))
+    {
+      set_not_a_device_error (error, path, &st);
+      return -1;
+    }
+
+  /* O_NONBLOCK: opening a FIFO without writer must not block; the
+   * device itself never blocks on read. */
+  fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    {
+      set_open_error (error, path, errno);
+      return -1;
+    }
+
+  /* The file may have been replaced between stat() and open(). */
+  if (fstat (fd, &st) < 0 || !is_acceptable_file (&st, out_is_fifo))
+    {
+      set_not_a_device_error (error, path, &st);
+      close (fd);
+      return -1;
+    }
+
+  return fd;
+}
+
+/* The last writer of a FIFO stand-in went away: poll() would report
+ * POLLHUP forever. A fresh reader does not see the old hang-up; the
+ * caller closes the old fd only after this one is open, so that data
+ * written by a new writer in between is not lost with the pipe buffer. */
+int
+memnotify_device_reopen_fifo (const char  *path,
+                              GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  gboolean is_fifo = FALSE;
+  int fd;
+
+  fd = memnotify_device_open (path, &is_fifo, &local_error);
+  if (fd >= 0 && !is_fifo)
+    {
+      close (fd);
+      fd = -1;
+      g_set_error (&local_error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "%s is no longer a FIFO", path);
+    }
+  if (fd < 0)
+    {
+      g_set_error (error, local_error->domain, local_error->code,
+                   "Cannot reopen FIFO %s after its writer closed it: %s",
+                   path, local_error->message);
+      return -1;
+    }
+  return fd;
+}
+
+/* One read() of up to READ_CHUNK bytes, EINTR retried: EVENT with
+ * *out_found the last byte of @wanted in the bytes read (0 if none),
+ * NOTHING on EAGAIN, EOF, or ERROR with *out_errno. The real device
+ * never blocks and always returns its status, so never loop on it. */
+MemnotifyReadResult
+memnotify_read_last_of (int         fd,
+                        const char *wanted,
+                        char       *out_found,
+                        int        *out_errno)
+{
+  char buf[READ_CHUNK];
+  gssize n;
+
+  do
+    n = read (fd, buf, sizeof buf);
+  while (n < 0 && errno == EINTR);
+
+  if (n < 0)
+    {
+      if (errno == EAGAIN || errno == EWOULDBLOCK)
+        return MEMNOTIFY_READ_NOTHING;
+      *out_errno = errno;
+      return MEMNOTIFY_READ_ERROR;
+    }
+  if (n == 0)
+    return MEMNOTIFY_READ_EOF;
+
+  *out_found = 0;
+  for (gssize i = n - 1; i >= 0 && *out_found == 0; i--)
+    if (buf[i] != 0 && strchr (wanted, buf[i]) != NULL)
+      *out_found = buf[i];
+  return MEMNOTIFY_READ_EVENT;
+}
+
+/* The last '1' or '0' read decides the event; none: a spurious wake-up. */
+MemnotifyReadResult
+memnotify_device_read (int             fd,
+                       const char     *path,
+                       MemnotifyEvent *out_event,
+                       int            *out_errno)
+{
+  MemnotifyReadResult result;
+  char digit = 0;
+
+  result = memnotify_read_last_of (fd, "01", &digit, out_errno);
+  if (result != MEMNOTIFY_READ_EVENT)
+    return result;
+  if (digit == 0)
+    {
+      g_debug ("no status digit read from %s, ignored", path);
+      return MEMNOTIFY_READ_NOTHING;
+    }
+  *out_event = digit == '1' ? MEMNOTIFY_EVENT_PRESSURE : MEMNOTIFY_EVENT_PRESSURE_OVER;
+  return MEMNOTIFY_READ_EVENT;
+}

@@ -1,0 +1,43 @@
+/* memnotify-glib - opening and reading /dev/mem_notify (internal)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#ifndef MEMNOTIFY_DEVICE_H
+#define MEMNOTIFY_DEVICE_H
+
+#include "memnotify-glib.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  MEMNOTIFY_READ_NOTHING,   /* EAGAIN or no status digit: spurious wake-up */
+  MEMNOTIFY_READ_EVENT,
+  MEMNOTIFY_READ_EOF,
+  MEMNOTIFY_READ_ERROR,
+} MemnotifyReadResult;
+
+G_GNUC_INTERNAL
+const char         *memnotify_device_default_path (GError        **error);
+G_GNUC_INTERNAL
+int                 memnotify_device_open         (const char     *path,
+                                                   gboolean       *out_is_fifo,
+                                                   GError        **error);
+G_GNUC_INTERNAL
+int                 memnotify_device_reopen_fifo  (const char     *path,
+                                                   GError        **error);
+G_GNUC_INTERNAL
+MemnotifyReadResult memnotify_read_last_of        (int             fd,
+                                                   const char     *wanted,
+                                                   char           *out_found,
+                                                   int            *out_errno);
+G_GNUC_INTERNAL
+MemnotifyReadResult memnotify_device_read         (int             fd,
+                                                   const char     *path,
+                                                   MemnotifyEvent *out_event,
+                                                   int            *out_errno);
+
+G_END_DECLS
+
+#endif /* MEMNOTIFY_DEVICE_H */

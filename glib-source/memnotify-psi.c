@@ -1,0 +1,247 @@
+/* memnotify-glib - kernel PSI memory triggers (internal)
+ *
+ * One job: find the PSI memory file of this process (its cgroup2
+ * group's memory.pressure, else /proc/pressure/memory) and install
+ * triggers on it, one file descriptor per trigger.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "memnotify-psi.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PSI_PROC_PATH "/proc/pressure/memory"
+#define DEFAULT_CGROUP2_MOUNT "/sys/fs/cgroup"
+
+/* Mount point and root of the first cgroup2 mount, from mountinfo. */
+static gboolean
+find_cgroup2_mount (char **out_mount_point,
+                    char **out_root)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents ("/proc/self/mountinfo", &contents, NULL, NULL))
+    return FALSE;
+
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      /* 36 35 0:30 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw */
+      const char *sep = strstr (lines[i], " - ");
+      g_auto(GStrv) before = NULL;
+      g_auto(GStrv) after = NULL;
+
+      if (sep == NULL)
+        continue;
+      after = g_strsplit (sep + 3, " ", 2);
+      if (after[0] == NULL || g_strcmp0 (after[0], "cgroup2") != 0)
+        continue;
+      before = g_strsplit (lines[i], " ", 6);
+      if (g_strv_length (before) < 5)
+        continue;
+
+      *out_root = g_strcompress (before[3]);
+      *out_mount_point = g_strcompress (before[4]);
+      return TRUE;
+    }
+
+  return FALSE;
+}
+
+/* memory.pressure of this process's cgroup2 group, or NULL. */
+static char *
+find_cgroup_memory_pressure (void)
+{
+  g_autofree char *contents = NULL;
+  g_autofree char *mount_point = NULL;
+  g_autofree char *root = NULL;
+  g_auto(GStrv) lines = NULL;
+  const char *group = NULL;
+
+  if (!g_file_get_contents ("/proc/self/cgroup", &contents, NULL, NULL))
+    return NULL;
+
+  /* The cgroup2 hierarchy is the line "0::/path". */
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], "0::"))
+      {
+        group = lines[i] + 3;
+        break;
+      }
+  if (group == NULL || *group != '/')
+    return NULL;
+
+  if (!find_cgroup2_mount (&mount_point, &root))
+    {
+      mount_point = g_strdup (DEFAULT_CGROUP2_MOUNT);
+      root = g_strdup ("/");
+    }
+
+  /* If the mount shows a subtree only, the group path includes it. */
+  if (g_strcmp0 (root, "/") != 0 && g_str_has_prefix (group, root))
+    group += strlen (root);
+
+  return g_build_filename (mount_point, group, "memory.pressure", NULL);
+}
+
+static int
+open_or_set_error (const char  *path,
+                   int          flags,
+                   GError     **error)
+{
+  int fd = open (path, flags | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+  if (fd < 0)
+    {
+      int errsv = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                   "Cannot open %s: %s", path, g_strerror (errsv));
+    }
+  return fd;
+}
+
+/* Opens @path and writes @trigger to it. */
+static int
+open_trigger (const char  *path,
+              const char  *trigger,
+              GError     **error)
+{
+  /* The kernel overwrites the last byte written with a NUL, so write the
+   * terminating NUL too or the window loses its last digit. */
+  gsize size = strlen (trigger) + 1;
+  ssize_t n;
+  int fd;
+
+  fd = open_or_set_error (path, O_RDWR, error);
+  if (fd < 0)
+    return -1;
+
+  do
+    n = write (fd, trigger, size);
+  while (n < 0 && errno == EINTR);
+
+  if (n != (ssize_t) size)
+    {
+      int errsv = n < 0 ? errno : EIO;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                   "Cannot write PSI trigger '%s' to %s: %s",
+                   trigger, path, g_strerror (errsv));
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
+/* Installs each of @triggers on @path, one fd each. A FIFO is accepted
+ * as a test stand-in: it is opened once, read-only, and gets no
+ * trigger. Returns the number of fds, 0 on error. */
+static guint
+open_triggers (const char          *path,
+               const char * const  *triggers,
+               guint                n_triggers,
+               int                 *out_fds,
+               gboolean            *out_is_fifo,
+               GError             **error)
+{
+  struct stat st;
+
+  if (stat (path, &st) == 0 && S_ISFIFO (st.st_mode))
+    {
+      out_fds[0] = open_or_set_error (path, O_RDONLY, error);
+      *out_is_fifo = TRUE;
+      return out_fds[0] < 0 ? 0 : 1;
+    }
+
+  for (guint i = 0; i < n_triggers; i++)
+    {
+      out_fds[i] = open_trigger (path, triggers[i], error);
+      if (out_fds[i] < 0)
+        {
+          while (i-- > 0)
+            close (out_fds[i]);
+          return 0;
+        }
+    }
+  *out_is_fifo = FALSE;
+  return n_triggers;
+}
+
+/* Tries $MEMNOTIFY_PSI_PATH if set, else the cgroup's memory.pressure,
+ * then /proc/pressure/memory; returns the number of fds in @out_fds
+ * (one per trigger, or one for a FIFO stand-in), 0 on error. */
+guint
+memnotify_psi_open (const char * const  *triggers,
+                    guint                n_triggers,
+                    int                 *out_fds,
+                    char               **out_path,
+                    gboolean            *out_is_fifo,
+                    GError             **error)
+{
+  g_autoptr(GPtrArray) candidates = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GString) failures = g_string_new (NULL);
+  const char *override = g_getenv ("MEMNOTIFY_PSI_PATH");
+
+  g_return_val_if_fail (n_triggers > 0 && n_triggers <= MEMNOTIFY_PSI_MAX_TRIGGERS, 0);
+
+  if (override != NULL && *override != '\0')
+    g_ptr_array_add (candidates, g_strdup (override));
+  else
+    {
+      char *cgroup_path = find_cgroup_memory_pressure ();
+
+      if (cgroup_path != NULL && g_file_test (cgroup_path, G_FILE_TEST_EXISTS))
+        g_ptr_array_add (candidates, cgroup_path);
+      else
+        {
+          if (cgroup_path != NULL)
+            g_debug ("%s does not exist", cgroup_path);
+          g_free (cgroup_path);
+        }
+      g_ptr_array_add (candidates, g_strdup (PSI_PROC_PATH));
+    }
+
+  for (guint i = 0; i < candidates->len; i++)
+    {
+      const char *path = g_ptr_array_index (candidates, i);
+      g_autoptr(GError) local_error = NULL;
+      guint n;
+
+      n = open_triggers (path, triggers, n_triggers, out_fds, out_is_fifo, &local_error);
+      if (n > 0)
+        {
+          *out_path = g_strdup (path);
+          return n;
+        }
+      g_debug ("PSI: %s", local_error->message);
+      g_string_append_printf (failures, "%s%s", failures->len ? "; " : "",
+                              local_error->message);
+    }
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+               "no usable PSI memory trigger (%s)", failures->str);
+  return 0;
+}
+
+/* A FIFO standing in for PSI: each chunk read is one event; its last
+ * '1', '2' or '3' picks the level (low, medium, critical), low if none. */
+MemnotifyReadResult
+memnotify_psi_read_fifo (int             fd,
+                         MemnotifyLevel *out_level,
+                         int            *out_errno)
+{
+  MemnotifyReadResult result;
+  char digit = 0;
+
+  result = memnotify_read_last_of (fd, "123", &digit, out_errno);
+  if (result == MEMNOTIFY_READ_EVENT)
+    *out_level = digit == 0 ? MEMNOTIFY_LEVEL_LOW
+                            : (MemnotifyLevel) (MEMNOTIFY_LEVEL_LOW + (digit - '1'));
+  return result;
+}

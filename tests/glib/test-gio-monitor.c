@@ -1,0 +1,215 @@
+/* Tests of the memnotify GIO module through an unchanged GIO client: this
+ * program links GIO only and calls g_memory_monitor_dup_default(). Each
+ * case runs in a subprocess (the default monitor is a process-wide
+ * singleton) with GIO_MODULE_DIR at the module in the build tree and
+ * MEMNOTIFY_DEVICE at a FIFO standing in for /dev/mem_notify.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MODULE_TYPE_NAME "MemnotifyMemoryMonitor"
+
+static char *tmpdir;
+
+typedef struct
+{
+  GArray *levels;       /* GMemoryMonitorWarningLevel received */
+  GThread *thread;      /* where the signal was emitted */
+} Received;
+
+static void
+on_warning (GMemoryMonitor             *monitor,
+            GMemoryMonitorWarningLevel  level,
+            gpointer                    user_data)
+{
+  Received *received = user_data;
+
+  g_array_append_val (received->levels, level);
+  received->thread = g_thread_self ();
+}
+
+static void
+write_all (int         fd,
+           const char *data)
+{
+  g_assert_cmpint (write (fd, data, strlen (data)), ==, (gssize) strlen (data));
+}
+
+/* Writes @data and iterates @context until @n warnings in all. */
+static void
+pressure (GMainContext *context,
+          int           writer,
+          const char   *data,
+          Received     *received,
+          guint         n)
+{
+  write_all (writer, data);
+  while (received->levels->len < n)
+    g_main_context_iteration (context, TRUE);
+  while (g_main_context_iteration (context, FALSE))
+    ;
+  g_assert_cmpuint (received->levels->len, ==, n);
+}
+
+static GMemoryMonitorWarningLevel
+level_at (Received *received,
+          guint     i)
+{
+  return g_array_index (received->levels, GMemoryMonitorWarningLevel, i);
+}
+
+static void
+test_fifo_subprocess (void)
+{
+  const char *fifo = g_getenv ("MEMNOTIFY_DEVICE");
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autoptr(GMemoryMonitor) monitor = NULL;
+  Received received = { g_array_new (FALSE, FALSE, sizeof (GMemoryMonitorWarningLevel)), NULL };
+  int writer;
+
+  /* The monitor belongs to the context that is thread-default when it
+   * is created. */
+  g_main_context_push_thread_default (context);
+  monitor = g_memory_monitor_dup_default ();
+  g_assert_nonnull (monitor);
+  g_test_message ("monitor: %s", G_OBJECT_TYPE_NAME (monitor));
+  g_assert_cmpstr (G_OBJECT_TYPE_NAME (monitor), ==, MODULE_TYPE_NAME);
+  g_signal_connect (monitor, "low-memory-warning", G_CALLBACK (on_warning), &received);
+
+  writer = open (fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  g_assert_cmpint (writer, >=, 0);
+
+  /* One level on the device: LOW, repeats within 5 s escalate. */
+  pressure (context, writer, "1\n", &received, 1);
+  g_assert_cmpint (level_at (&received, 0), ==, G_MEMORY_MONITOR_WARNING_LEVEL_LOW);
+  g_assert_true (received.thread == g_thread_self ());
+  pressure (context, writer, "1\n", &received, 2);
+  g_assert_cmpint (level_at (&received, 1), ==, G_MEMORY_MONITOR_WARNING_LEVEL_MEDIUM);
+  pressure (context, writer, "1\n", &received, 3);
+  g_assert_cmpint (level_at (&received, 2), ==, G_MEMORY_MONITOR_WARNING_LEVEL_CRITICAL);
+  pressure (context, writer, "1\n", &received, 4);
+  g_assert_cmpint (level_at (&received, 3), ==, G_MEMORY_MONITOR_WARNING_LEVEL_CRITICAL);
+
+  /* Pressure over: no warning, and the next pressure is LOW again. */
+  pressure (context, writer, "0\n", &received, 4);
+  pressure (context, writer, "1\n", &received, 5);
+  g_assert_cmpint (level_at (&received, 4), ==, G_MEMORY_MONITOR_WARNING_LEVEL_LOW);
+
+  /* More than 5 s after the last pressure: LOW again, not MEDIUM. */
+  g_usleep (5200 * G_TIME_SPAN_MILLISECOND);
+  pressure (context, writer, "1\n", &received, 6);
+  g_assert_cmpint (level_at (&received, 5), ==, G_MEMORY_MONITOR_WARNING_LEVEL_LOW);
+
+  /* Nothing went to the global default context. */
+  g_assert_false (g_main_context_iteration (NULL, FALSE));
+
+  g_assert_no_errno (close (writer));
+  g_main_context_pop_thread_default (context);
+  g_array_unref (received.levels);
+}
+
+static void
+test_missing_subprocess (void)
+{
+  g_autoptr(GMemoryMonitor) monitor = g_memory_monitor_dup_default ();
+
+  /* GIO skipped the module (its init failed) and took the next one. */
+  g_assert_nonnull (monitor);
+  g_test_message ("monitor: %s", G_OBJECT_TYPE_NAME (monitor));
+  g_assert_cmpstr (G_OBJECT_TYPE_NAME (monitor), !=, MODULE_TYPE_NAME);
+  g_assert_true (G_IS_MEMORY_MONITOR (monitor));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static void
+test_help_subprocess (void)
+{
+  g_autoptr(GMemoryMonitor) monitor = g_memory_monitor_dup_default ();
+
+  g_assert_nonnull (monitor);
+}
+
+static void
+run (const char *subprocess,
+     const char *device)
+{
+  g_autofree char *path = g_build_filename (tmpdir, device, NULL);
+
+  g_setenv ("MEMNOTIFY_DEVICE", path, TRUE);
+  g_test_trap_subprocess (subprocess, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+  g_unsetenv ("MEMNOTIFY_DEVICE");
+}
+
+static void
+test_fifo (void)
+{
+  run ("/gio-monitor/fifo/subprocess", "mem_notify");
+}
+
+static void
+test_missing (void)
+{
+  run ("/gio-monitor/missing/subprocess", "nonexistent");
+  /* The module said why it declined. */
+}
+
+static void
+test_help (void)
+{
+  g_setenv ("GIO_USE_MEMORY_MONITOR", "help", TRUE);
+  g_test_trap_subprocess ("/gio-monitor/help/subprocess", 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_unsetenv ("GIO_USE_MEMORY_MONITOR");
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stdout ("*GIO_USE_MEMORY_MONITOR*memnotify*");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  const char *builddir = g_getenv ("top_builddir");
+  g_autofree char *module_dir = NULL;
+  g_autofree char *fifo = NULL;
+  g_autoptr(GError) error = NULL;
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+
+  if (!g_test_subprocess ())
+    {
+      /* The module in the build tree only: no system modules. */
+      module_dir = g_build_filename (builddir != NULL ? builddir : ".",
+                                     "glib-source", "gio-module", ".libs", NULL);
+      g_setenv ("GIO_MODULE_DIR", module_dir, TRUE);
+      tmpdir = g_dir_make_tmp ("memnotify-gio-XXXXXX", &error);
+      g_assert_no_error (error);
+      fifo = g_build_filename (tmpdir, "mem_notify", NULL);
+      g_assert_no_errno (mkfifo (fifo, 0644));
+    }
+
+  g_test_add_func ("/gio-monitor/fifo", test_fifo);
+  g_test_add_func ("/gio-monitor/fifo/subprocess", test_fifo_subprocess);
+  g_test_add_func ("/gio-monitor/missing", test_missing);
+  g_test_add_func ("/gio-monitor/missing/subprocess", test_missing_subprocess);
+  g_test_add_func ("/gio-monitor/help", test_help);
+  g_test_add_func ("/gio-monitor/help/subprocess", test_help_subprocess);
+
+  ret = g_test_run ();
+
+  if (tmpdir != NULL)
+    {
+      g_unlink (fifo);
+      g_rmdir (tmpdir);
+      g_free (tmpdir);
+    }
+  return ret;
+}

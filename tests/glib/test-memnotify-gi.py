@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+# memnotify-glib from Python through GObject introspection; speaks TAP.
+# A FIFO stands in for the device. Run by tests/glib/python.sh.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import gi
+
+gi.require_version("GLib", "2.0")
+gi.require_version("GObject", "2.0")
+gi.require_version("Memnotify", "0")
+from gi.repository import GLib, GObject, Memnotify  # noqa: E402
+
+TESTS = []
+
+
+def test(func):
+    TESTS.append(func)
+    return func
+
+
+def iterate(context, until, limit=50):
+    """Iterates @context (blocking at most 100 ms each) until until()."""
+    for _ in range(limit):
+        if until():
+            return True
+        GLib.usleep(100000) if not context.pending() else context.iteration(False)
+    return until()
+
+
+class Fifo:
+    def __init__(self, tmp):
+        self.path = os.path.join(tmp, "mem_notify")
+        os.mkfifo(self.path)
+
+    def writer(self):
+        return os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)
+
+
+@test
+def set_callback_passes_event_and_data(tmp):
+    """source_set_callback: cb(event, data) with the user data intact"""
+    fifo = Fifo(tmp)
+    context = GLib.MainContext()
+    source = Memnotify.source_new_for_path(fifo.path)
+    data = {"token": object()}
+    got = []
+    Memnotify.source_set_callback(source, lambda ev, d: got.append((ev, d)) or True, data)
+    source.attach(context)
+    fd = fifo.writer()
+    os.write(fd, b"1\n")
+    iterate(context, lambda: got)
+    os.write(fd, b"0\n")
+    iterate(context, lambda: len(got) >= 2)
+    os.close(fd)
+    source.destroy()
+    assert len(got) == 2, got
+    assert got[0][0] == Memnotify.Event.PRESSURE, got
+    assert got[0][1] is data, got
+    assert got[1][0] == Memnotify.Event.PRESSURE_OVER, got
+
+
+@test
+def closure_callback(tmp):
+    """GObject.source_set_closure works (GSourceFuncs.closure_callback)"""
+    fifo = Fifo(tmp)
+    context = GLib.MainContext()
+    source = Memnotify.source_new_for_path(fifo.path)
+    got = []
+    GObject.source_set_closure(source, lambda ev: got.append(ev) or True)
+    source.attach(context)
+    fd = fifo.writer()
+    os.write(fd, b"1\n")
+    iterate(context, lambda: got)
+    os.close(fd)
+    source.destroy()
+    assert got and got[0] == Memnotify.Event.PRESSURE, got
+
+
+@test
+def add_full_default_context(tmp):
+    """Memnotify.add (add_full): priority, callback and data on the default context"""
+    fifo = Fifo(tmp)
+    os.environ["MEMNOTIFY_DEVICE"] = fifo.path
+    got = []
+    try:
+        source_id = Memnotify.add(GLib.PRIORITY_HIGH, lambda ev, d: got.append((ev, d)) or True, "data")
+    finally:
+        del os.environ["MEMNOTIFY_DEVICE"]
+    assert source_id > 0
+    fd = fifo.writer()
+    os.write(fd, b"1\n")
+    iterate(GLib.MainContext.default(), lambda: got)
+    os.close(fd)
+    GLib.source_remove(source_id)
+    assert got == [(Memnotify.Event.PRESSURE, "data")], got
+
+
+@test
+def errors_are_gerrors(tmp):
+    """a missing path raises GLib.Error G_IO_ERROR_NOT_FOUND, not blamed on the kernel"""
+    path = os.path.join(tmp, "nonexistent")
+    try:
+        Memnotify.source_new_for_path(path)
+    except GLib.Error as error:
+        assert error.matches(gi.repository.Gio.io_error_quark(), gi.repository.Gio.IOErrorEnum.NOT_FOUND), error
+        assert path in error.message and "CONFIG_MEM_NOTIFY" not in error.message, error.message
+    else:
+        raise AssertionError("no error")
+
+
+@test
+def example_prints_events(tmp):
+    """examples/memnotify-watch.py prints pressure and pressure-over lines"""
+    fifo = Fifo(tmp)
+    example = os.path.join(os.environ.get("top_srcdir", "."), "glib-source", "examples",
+                           "memnotify-watch.py")
+    proc = subprocess.Popen([sys.executable, example, "--device", fifo.path, "--count", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    fd = os.open(fifo.path, os.O_WRONLY)        # blocks until the example opened it
+    os.write(fd, b"1\n")
+    first = proc.stdout.readline()
+    os.write(fd, b"0\n")
+    os.close(fd)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, (proc.returncode, err)
+    assert first.endswith(" pressure low\n"), first
+    assert out.endswith(" pressure-over none\n"), out
+
+
+def main():
+    gi.require_version("Gio", "2.0")
+    from gi.repository import Gio  # noqa: F401  (errors_are_gerrors)
+    print(f"1..{len(TESTS)}")
+    failed = 0
+    for n, func in enumerate(TESTS, 1):
+        with tempfile.TemporaryDirectory(prefix="memnotify-gi-") as tmp, \
+                warnings.catch_warnings():
+            warnings.simplefilter("error")
+            try:
+                func(tmp)
+            except Exception as error:  # noqa: BLE001 (report any failure)
+                failed += 1
+                print(f"not ok {n} - {func.__doc__}")
+                for line in repr(error).splitlines():
+                    print(f"# {line}")
+            else:
+                print(f"ok {n} - {func.__doc__}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -54,7 +54,7 @@
  * Exit status:
  *   0  --duration ran out, or SIGINT/SIGTERM arrived
  *   1  the notification source could not be created: /dev/mem_notify is
- *      missing (the kernel lacks CONFIG_MEM_NOTIFY; try --psi-fallback),
+ *      missing (a wrong path, or a kernel without CONFIG_MEM_NOTIFY; try --psi-fallback),
  *      cannot be opened, or is not the mem_notify device
  *   2  bad usage
  *   3  the notification source failed while running

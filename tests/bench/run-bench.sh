@@ -98,14 +98,7 @@ boot() { # boot NAME VARIANT TIMEOUT KERNEL-ARGS...: one guest, log in $out/NAME
 		--log "$out/$name.log" --mem 512M --smp 2 --timeout "$timeout_s" \
 		--up 'MN-BEGIN' --append "rdinit=/init loglevel=5 $* $append" || rc=$?
 	[ "$rc" = 130 ] && exit 130
-	if [ "$rc" != 0 ] || ! grep -q '^MN-END' "$out/$name.log"; then
-		mn_log "bench-$name: the guest did not finish (rc $rc); see $out/$name.log"
-		failed=1
-	fi
-	if mn_vm_debug_report "$out/$name.log" >/dev/null; then
-		mn_log "bench-$name: the kernel log has an oops, BUG, WARNING or panic"
-		failed=1
-	fi
+	mn_vm_finished "bench-$name" "$out/$name.log" "$rc" || failed=1
 	rm -f "$out/swap.img"
 }
 
@@ -124,10 +117,7 @@ boot_icount() { # boot_icount NAME VARIANT KERNEL-ARGS...: one single-threaded
 	case $rc in 130|143) exit 130 ;; esac
 	mn_log "bench-$name: ended (rc $rc) after $(( $(date +%s) - t ))s"
 	[ -s "$out/$name.log.qemu" ] || rm -f "$out/$name.log.qemu"
-	if [ "$rc" != 0 ] || ! grep -q '^MN-END' "$out/$name.log"; then
-		mn_log "bench-$name: the guest did not finish (rc $rc); see $out/$name.log"
-		failed=1
-	fi
+	mn_vm_finished "bench-$name" "$out/$name.log" "$rc" || failed=1
 }
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -88,14 +88,7 @@ boot_one() {
 		--up 'MN-BEGIN' \
 		--append "rdinit=/init loglevel=5 mnsig.swap=$swap mnsig.mglru=$mglru mnsig.only=$only" || rc=$?
 	[ "$rc" = 130 ] && exit 130
-	if [ "$rc" != 0 ] || ! grep -q '^MN-END' "$out/$name-$config.log"; then
-		mn_log "signal-$name-$config: the guest did not finish (rc $rc)"
-		failed=1
-	fi
-	if mn_vm_debug_report "$out/$name-$config.log" >/dev/null; then
-		mn_log "signal-$name-$config: the kernel log has an oops, BUG, WARNING or panic"
-		failed=1
-	fi
+	mn_vm_finished "signal-$name-$config" "$out/$name-$config.log" "$rc" || failed=1
 	rm -f "$out/work.img" "$out/swap.img"
 }
 

@@ -63,6 +63,10 @@
 # mn_vm_count_oom LOG   the number of OOM kills in a kernel log, global
 #                       ("Out of memory: Killed process") and memory cgroup
 #                       ("Memory cgroup out of memory: Killed process")
+# mn_vm_finished LABEL LOG RC
+#                       true if a benchmark guest ended by itself (mn_vm_run
+#                       returned RC 0), printed MN-END and its kernel log has
+#                       no report; otherwise says why on stderr, returns 1
 # mn_vm_tail LOG [N]    the last N (default 30) lines of LOG, each line
 #                       prefixed "# " (TAP diagnostics), on stdout
 #
@@ -394,6 +398,19 @@ mn_vm_check_kernel_log() {
 		return 1
 	fi
 	mn_tap 0 "$desc"
+}
+
+mn_vm_finished() {
+	local ok=0
+	if [ "$3" != 0 ] || ! grep -q '^MN-END' "$2"; then
+		mn_log "$1: the guest did not finish (rc $3); see $2"
+		ok=1
+	fi
+	if mn_vm_debug_report "$2" >/dev/null; then
+		mn_log "$1: the kernel log has an oops, BUG, WARNING or panic; see $2"
+		ok=1
+	fi
+	return $ok
 }
 
 mn_vm_count_oom() {

@@ -157,6 +157,7 @@ chroot_build() {
 	if [ ! -f "$base/.done" ]; then
 		mn_log "debootstrap --variant=minbase $suite into $base (about a minute)"
 		rm -rf "$base"
+		mkdir -p "$MN_CACHE/pkg-chroot"
 		debootstrap --variant=minbase "$suite" "$base" "$mirror" >"$base.log" 2>&1 ||
 			{ tail -n 20 "$base.log" >&2; rm -rf "$base"; mn_die "debootstrap failed (log: $base.log)"; }
 		touch "$base/.done"

@@ -39,18 +39,13 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
-usage() {
-	sed -n '/^# Usage:/,/^set -euo/{/^set/d; s/^# \{0,1\}//p; }' "$0"
-	exit "${1:-0}"
-}
-
 cached_only= chroot_check=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cached-only) cached_only=1 ;;
 	--chroot) chroot_check=1 ;;
-	-h|--help) usage 0 ;;
-	*) echo "build-debs.sh: unknown argument: $1" >&2; usage 2 >&2 ;;
+	-h|--help) mn_usage 0 ;;
+	*) echo "build-debs.sh: unknown argument: $1" >&2; mn_usage 2 >&2 ;;
 	esac
 	shift
 done
@@ -77,11 +72,7 @@ if [ -f "$out/.done" ] && [ -z "$chroot_check" ]; then
 fi
 [ -n "$cached_only" ] && { mn_log "not cached: $out"; exit 4; }
 
-need_root() {
-	printf 'error: %s\n  run scripts/build-debs.sh as root once; later runs use the cache in %s\n' \
-		"$1" "$MN_CACHE/debs" >&2
-	exit 3
-}
+need_root() { mn_need_root "$1" "$MN_CACHE/debs"; }
 
 # Build-Depends of debian/control as plain package names.
 build_depends() {
@@ -94,14 +85,7 @@ mn_lock debs
 # --- 2. packages ------------------------------------------------------------
 if [ ! -f "$out/.done" ]; then
 	mapfile -t pkgs < <(printf '%s\n' dpkg-dev fakeroot; build_depends)
-	missing=()
-	for p in "${pkgs[@]}"; do
-		dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' || missing+=("$p")
-	done
-	if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" -ne 0 ]; then
-		need_root "missing Debian packages: ${missing[*]} (apt-get install ${missing[*]})"
-	fi
-	mn_need_pkgs "${pkgs[@]}"
+	mn_root_pkgs "$MN_CACHE/debs" "${pkgs[@]}"
 	dpkg-checkbuilddeps || mn_die "dpkg-checkbuilddeps: Build-Depends not satisfied"
 fi
 

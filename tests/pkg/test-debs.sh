@@ -16,33 +16,9 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/memnotify-debs.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-if [ "$(id -u)" -eq 0 ]; then
-	echo "# scripts/build-debs.sh (a few minutes when not cached)"
-	bash "$script" >"$tmp/debs" 2>"$tmp/build.err"
-else
-	bash "$script" --cached-only >"$tmp/debs" 2>"$tmp/build.err"
-fi
-rc=$?
-case $rc in
-3|4) echo "1..0 # SKIP the packages are not cached: run scripts/build-debs.sh as root once"; exit 0 ;;
-esac
-
-echo "1..6"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	shift
-	for f in "$@"; do [ -f "$f" ] && sed "s|^|# ${f##*/}: |" "$f" | tail -n 25; done
-}
-
-if [ "$rc" -ne 0 ]; then
-	not_ok "build-debs.sh (exit status $rc)" "$tmp/build.err"
-	echo "Bail out! no packages"
-	exit 1
-fi
-ok "build-debs.sh: $(wc -l <"$tmp/debs") packages in $(dirname "$(head -n 1 "$tmp/debs")")"
+# shellcheck source=../tap.sh
+. "$srcdir/tests/tap.sh"
+tap_cached_build "$tmp/debs" "$tmp/build.err" "$script" 6
 
 deb() { grep "/$1_[^/]*\\.deb\$" "$tmp/debs"; }
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)

@@ -62,3 +62,32 @@ mn_lock() {
 		flock "$mn_lock_fd"
 	fi
 }
+
+# mn_usage [STATUS]: print the calling script's "# Usage:" comment block (up
+# to its "set -euo" line) and exit with STATUS (default 0).
+mn_usage() {
+	sed -n '/^# Usage:/,/^set -euo/{/^set/d; s/^# \{0,1\}//p; }' "$0"
+	exit "${1:-0}"
+}
+
+# mn_need_root MSG CACHE: the caching scripts' exit status 3 - root is
+# needed for MSG and nothing is cached in CACHE yet.
+mn_need_root() {
+	printf 'error: %s\n  run %s as root once; later runs use the cache in %s\n' \
+		"$1" "${0##*/}" "$2" >&2
+	exit 3
+}
+
+# mn_root_pkgs CACHE PKG...: as mn_need_pkgs, but as another user missing
+# packages end the script with mn_need_root (exit status 3).
+mn_root_pkgs() {
+	local cache=$1 missing=() p
+	shift
+	for p in "$@"; do
+		dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' || missing+=("$p")
+	done
+	if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" -ne 0 ]; then
+		mn_need_root "missing Debian packages: ${missing[*]} (apt-get install ${missing[*]})" "$cache"
+	fi
+	mn_need_pkgs "$@"
+}

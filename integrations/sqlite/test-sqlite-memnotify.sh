@@ -29,40 +29,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "# integrations/sqlite/build.sh (about a minute when not cached)"
-lib=$(bash "$srcdir/integrations/sqlite/build.sh" 2>"$tmp/build.err")
-rc=$?
-if [ "$rc" -eq 3 ]; then
-	echo "1..0 # SKIP build.sh needs root to fetch the sqlite3 source (not cached yet): run integrations/sqlite/build.sh as root once"
-	exit 0
-fi
+# shellcheck source=../../tests/tap.sh
+. "$srcdir/tests/tap.sh"
+# shellcheck source=test-lib.sh
+. "$srcdir/integrations/sqlite/test-lib.sh"
+sqlite_lib
 
 echo "1..13"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	shift
-	for f in "$@"; do [ -f "$f" ] && sed "s|^|# ${f##*/}: |" "$f" | tail -n 25; done
-}
-
-if [ "$rc" -ne 0 ] || [ ! -e "$lib/libsqlite3.so.0" ]; then
-	not_ok "build.sh builds the patched library (exit status $rc)" "$tmp/build.err"
-	echo "Bail out! no patched libsqlite3"
-	exit 1
-fi
-ok "build.sh: patched library in $lib"
+sqlite_lib_ok
 
 # 2: same compile-time options as Debian's library, plus ENABLE_MEMNOTIFY.
-"$demo" --compile-options >"$tmp/opts.sys" 2>&1
-LD_LIBRARY_PATH=$lib "$demo" --compile-options >"$tmp/opts.patched" 2>&1
-diff "$tmp/opts.sys" "$tmp/opts.patched" >"$tmp/opts.diff"
-if [ "$(grep -c '^[<>]' "$tmp/opts.diff")" = 1 ] && grep -qx '> ENABLE_MEMNOTIFY' "$tmp/opts.diff"; then
-	ok "compile options: the system library's plus ENABLE_MEMNOTIFY"
-else
-	not_ok "compile options differ from the system library's by more than ENABLE_MEMNOTIFY" "$tmp/opts.diff"
-fi
+sqlite_opts_ok "$lib"
 
 # wait_for PATTERN FILE [SECONDS]: wait until FILE has a line matching PATTERN.
 wait_for() {

@@ -70,10 +70,17 @@ else
 	not_ok "libmemnotify-glib0: no package"
 fi
 
-check libmemnotify-glib-dev "header, .pc, .so link" \
+check libmemnotify-glib-dev "header, .pc, .gir, .so link" \
 	./usr/include/memnotify-glib/memnotify-glib.h \
 	"./usr/lib/$ma/pkgconfig/memnotify-glib.pc" \
+	./usr/share/gir-1.0/Memnotify-0.gir \
 	"./usr/lib/$ma/libmemnotify-glib.so -> libmemnotify-glib.so.0.0.0"
+
+check gir1.2-memnotify-0 "the typelib" \
+	"./usr/lib/$ma/girepository-1.0/Memnotify-0.typelib"
+
+check memnotify-gio-module "the GIO module in GIO's module directory" \
+	"./usr/lib/$ma/gio/modules/libgiomemnotify.so"
 
 check memnotify-demos "programs, units, /etc/default/memnotify-demos" \
 	./usr/bin/memnotify-watch ./usr/bin/memnotify-browser-cache ./usr/bin/memnotify-sqlite-demo \

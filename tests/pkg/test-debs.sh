@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # shellcheck source=../tap.sh
 . "$srcdir/tests/tap.sh"
-tap_cached_build "$tmp/debs" "$tmp/build.err" "$script" 6
+tap_cached_build "$tmp/debs" "$tmp/build.err" "$script" 8
 
 deb() { grep "/$1_[^/]*\\.deb\$" "$tmp/debs"; }
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)

@@ -122,7 +122,10 @@ table() {
 	/^MN-W7: / {
 		split($2, a, "="); w = a[2]; split($3, b, "="); w7[w] = b[2] > 0 ? "OOM" : "no OOM"
 	}
-	function inphase(i, p) { return et[i] >= t[p " start"] && et[i] <= t[p " end"] }
+	# a phase counts only when it has both bounds (a guest that died in
+	# the middle of one leaves it open); never create entries of t here
+	function done(p) { return ((p " start") in t) && ((p " end") in t) }
+	function inphase(i, p) { return done(p) && et[i] >= t[p " start"] && et[i] <= t[p " end"] }
 	END {
 		split("notify glib-low glib-medium glib-critical systemd chromium earlyoom", W, " ")
 		printf "  %-14s %4s %4s %4s %4s | %-24s | %-24s | %s\n", "watcher", "W1", "W2", "W3", "W4",
@@ -133,14 +136,14 @@ table() {
 			for (q = 1; q <= 4; q++) {
 				p = "W" q; c = 0
 				for (i = 1; i <= n; i++) if (ew[i] == w && inphase(i, p)) c++
-				line = line sprintf(" %4s", (p " start") in t ? c : "-")
+				line = line sprintf(" %4s", done(p) ? c : "-")
 			}
 			for (q = 5; q <= 6; q++) {
 				p = "W" q; c = 0; first = ""
 				for (i = 1; i <= n; i++) if (ew[i] == w && inphase(i, p)) {
 					c++; if (first == "") first = i
 				}
-				if (!((p " start") in t)) cell = "-"
+				if (!done(p)) cell = "-"
 				else if (!(p in oom)) cell = sprintf("%d, no OOM kill", c)
 				else if (first == "" || et[first] > oom[p]) cell = sprintf("%d, none before OOM", c)
 				else cell = sprintf("%d, %.1f, %d", c, oom[p] - et[first], ea[first] / 1024)
@@ -162,7 +165,7 @@ while read -r name path; do
 	for c in $configs; do
 		log=$out/$name-$c.log
 		say ""
-		say "kernel $name ($(basename "$(dirname "$path")")), $c:"
+		say "kernel $name ($path), $c:"
 		if [ -s "$log" ]; then
 			table "$log" | tee -a "$txt"
 			grep -q '^MN-END' "$log" || say "  (the guest did not finish: figures are partial)"

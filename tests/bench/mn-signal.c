@@ -213,7 +213,7 @@ static struct watcher *wait_event(int ep, struct watcher **set, int n,
 	}
 }
 
-static int cmd_watch(void)
+static _Noreturn void cmd_watch(void)
 {
 	struct watcher *set[NR_WATCHERS];
 	int ep = epoll_create1(0), n = 0;
@@ -279,7 +279,7 @@ static int cmd_cache(long mib, const char *name)
 		pause();
 }
 
-static int cmd_grow(double rate, long base, long step, long max)
+static _Noreturn void cmd_grow(double rate, long base, long step, long max)
 {
 	long total = 0, reported = 0;
 	double t0;
@@ -338,11 +338,11 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!strcmp(argv[1], "watch"))
-		return cmd_watch();
+		cmd_watch();
 	if (!strcmp(argv[1], "cache") && mib > 0 && watcher)
 		return cmd_cache(mib, watcher);
 	if (!strcmp(argv[1], "grow") && rate > 0 && step > 0)
-		return cmd_grow(rate, base, step, max);
+		cmd_grow(rate, base, step, max);
 	usage();
 	return 2;
 }

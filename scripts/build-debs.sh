@@ -110,7 +110,12 @@ if [ ! -f "$out/.done" ]; then
 		{ tail -n 20 "$log" >&2; mn_die "dpkg-source -b failed (log: $log)"; }
 	export DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-parallel=1}
 	mn_log "dpkg-buildpackage -us -uc -b (DEB_BUILD_OPTIONS=$DEB_BUILD_OPTIONS; a few minutes)"
-	(cd "$src" && dpkg-buildpackage -us -uc -b >>"$log" 2>&1) ||
+	# Run from `make check` (tests/pkg/test-debs.sh), the caller's make
+	# passes its command-line variables down in MAKEFLAGS: the package's
+	# own `make check` then got TEST_LOGS=<every test> and ran the QEMU
+	# suite. The package build must not inherit any of that.
+	(cd "$src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES \
+		dpkg-buildpackage -us -uc -b >>"$log" 2>&1) ||
 		{ tail -n 30 "$log" >&2; mn_die "dpkg-buildpackage failed (log: $log)"; }
 	rm -rf "$src"
 	changes=$work/memnotify_${ver}_$arch.changes

@@ -60,9 +60,6 @@
 # mn_vm_check_kernel_log DESC LOG...
 #                       one TAP result: ok when no LOG shows a kernel report
 #                       (mn_vm_debug_report), with the reports as diagnostics
-# mn_vm_count_oom LOG   the number of OOM kills in a kernel log, global
-#                       ("Out of memory: Killed process") and memory cgroup
-#                       ("Memory cgroup out of memory: Killed process")
 # mn_vm_finished LABEL LOG RC
 #                       true if a benchmark guest ended by itself (mn_vm_run
 #                       returned RC 0), printed MN-END and its kernel log has
@@ -374,7 +371,6 @@ mn_tap_done() {
 # WARN() ("WARNING: CPU: N PID: N at ..."), panics. Not "Call Trace:" alone:
 # an OOM kill dumps the stack of the task that invoked the OOM killer.
 MN_VM_DEBUG_RE='Oops: |BUG: |WARNING: |general protection fault|kernel BUG at|UBSAN: |(^|\] )(rcu: )?INFO: |possible (circular|recursive) locking|inconsistent lock state|DEBUG_LOCKS_WARN_ON|turning off the locking correctness validator|list_(add|del) corruption|Kernel panic'
-MN_VM_OOM_RE='(Out of memory|Memory cgroup out of memory): Killed process'
 
 mn_vm_debug_report() {
 	local log found=1
@@ -411,10 +407,6 @@ mn_vm_finished() {
 		ok=1
 	fi
 	return $ok
-}
-
-mn_vm_count_oom() {
-	grep -acE "$MN_VM_OOM_RE" "$1" 2>/dev/null || true
 }
 
 mn_vm_relay_tap() {

@@ -84,9 +84,13 @@ mn_lock debs
 
 # --- 2. packages ------------------------------------------------------------
 if [ ! -f "$out/.done" ]; then
-	mapfile -t pkgs < <(printf '%s\n' dpkg-dev fakeroot; build_depends)
-	mn_root_pkgs "$MN_CACHE/debs" "${pkgs[@]}"
-	dpkg-checkbuilddeps || mn_die "dpkg-checkbuilddeps: Build-Depends not satisfied"
+	# dpkg-checkbuilddeps first: it knows virtual packages (dh-sequence-gir),
+	# which dpkg-query calls missing, so apt-get would run every time
+	if ! { command -v fakeroot && dpkg-checkbuilddeps; } >/dev/null 2>&1; then
+		mapfile -t pkgs < <(printf '%s\n' dpkg-dev fakeroot; build_depends)
+		mn_root_pkgs "$MN_CACHE/debs" "${pkgs[@]}"
+		dpkg-checkbuilddeps || mn_die "dpkg-checkbuilddeps: Build-Depends not satisfied"
+	fi
 fi
 
 # export_tree DIR: the git-tracked files of the work tree into DIR.

@@ -4,9 +4,11 @@
 # Usage: ./demo.sh [--mglru] [--swap SIZE]
 #
 # On a fresh Debian 12 machine, as root: installs the missing Debian
-# packages, builds the project, the patched SQLite library, the guest kernel
-# (Debian's linux-source-6.1 + kernel/patches) and the Debian bookworm guest,
-# then boots the guest twice under QEMU (512 MiB, no swap unless --swap):
+# packages, builds the project, its Debian packages and Debian's sqlite3
+# rebuilt with the memnotify patch, the guest kernel (Debian's
+# linux-source-6.1 + kernel/patches) and the Debian bookworm guest, which
+# installs those packages with dpkg, then boots the guest twice under QEMU
+# (512 MiB, no swap unless --swap):
 #
 #   cooperating  the browser-like cache demo and the SQLite demo run as
 #                systemd services and listen to /dev/mem_notify while a
@@ -36,7 +38,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-mn_log "step 1/4: Debian packages and the project build"
+mn_log "step 1/4: the project build and its Debian packages (about 10 minutes the first time)"
 scripts/build-project.sh
 (cd _build && make -s stage)
 mn_log "step 2/4: guest kernel (about 7 minutes the first time)"
@@ -52,7 +54,7 @@ for mode in coop control; do
 	rm -rf "$out" "results/demo-$mode.tap"
 	mn_log "running the $mode guest"
 	# exit 0: the scenario passed and the guest's kernel log is clean
-	tests/vm/run-scenario.sh pressure --stage _build/stage --out "$out" \
+	tests/vm/run-scenario.sh pressure --stage _build/stage --debs _build/guest-debs --out "$out" \
 		--append "memnotify.mode=$mode" --timeout "${MEMNOTIFY_VM_TIMEOUT:-600}" \
 		${extra[@]+"${extra[@]}"} >"results/demo-$mode.tap" 2>&1 ||
 		failed_runs="$failed_runs $mode"

@@ -6,9 +6,10 @@
 # Installs missing Debian packages when run as root (prints the apt-get
 # command otherwise), runs autoreconf when configure is missing or stale,
 # configures _build/ with --prefix=/usr --sysconfdir=/etc and builds. With
-# --stage DIR it also installs the project into DIR (make install
-# DESTDIR=DIR) together with the patched SQLite library, ready to be laid
-# into the guest image. Exit status: 0 built, 1 a step failed, 2 bad usage.
+# --stage DIR it also runs `make stage`, which leaves the guest's Debian
+# packages in _build/guest-debs/ (run-scenario.sh --debs), and copies its
+# tree of guest test programs to DIR (run-scenario.sh --stage).
+# Exit status: 0 built, 1 a step failed, 2 bad usage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -38,7 +39,7 @@ mn_log "make"
 make -s -j"$(nproc)"
 
 if [ -n "$stage" ]; then
-	mn_log "installing into the staging tree _build/stage"
+	mn_log "make stage: the guest programs (_build/stage) and packages (_build/guest-debs)"
 	make -s stage
 	rm -rf "$stage"
 	cp -a stage "$stage"

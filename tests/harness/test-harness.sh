@@ -100,10 +100,11 @@ mn_tap $? "the earlier serial log was removed before the run"
 # --- 3. the scenario runner's exit status and plan count --------------------
 mkdir -p "$tmp/stage/usr/lib/memnotify/vm/bin"
 install -m 755 /dev/null "$tmp/stage/usr/lib/memnotify/vm/bin/mn-hog"
+mkdir -p "$tmp/debs" && : >"$tmp/debs/fake_0_all.deb"
 pressure() { # pressure MODE: vm-pressure.sh, one run, against the fake runner
 	env top_srcdir="$srcdir" top_builddir="$fake_build" FAKE_RUNNER="$1" \
 		MEMNOTIFY_RUN_SCENARIO="$here/fake-run-scenario" \
-		"$srcdir/tests/vm/vm-pressure.sh" --stage "$tmp/stage" --runs classic:coop
+		"$srcdir/tests/vm/vm-pressure.sh" --stage "$tmp/stage" --debs "$tmp/debs" --runs classic:coop
 }
 expect fail "vm-pressure fails when the runner prints ok and exits 3" pressure exit3
 has '^not ok .*ran to the end \(exit 3' "vm-pressure names the runner's exit status"

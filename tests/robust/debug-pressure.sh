@@ -3,7 +3,7 @@
 # kernel (kernel/debug.config: lockdep with PROVE_LOCKING, atomic-sleep
 # checks, list debugging, KASAN).
 #
-# Usage: tests/robust/debug-pressure.sh [--stage DIR] [--lru classic|mglru|both]
+# Usage: tests/robust/debug-pressure.sh [--stage DIR] [--debs DIR] [--lru classic|mglru|both]
 #
 # Prints TAP. Runs the `pressure` scenario (tests/vm/scenarios/pressure: the
 # browser-cache and SQLite demos under systemd, a hog taking their memory)
@@ -12,9 +12,10 @@
 # default). Passes when each run passes (no OOM kill, both demos released
 # memory, run-scenario.sh exited 0 with its whole plan) and neither the
 # guest's kernel log (dmesg.txt, saved by the guest) nor the serial console
-# shows a lockdep, KASAN, BUG, WARNING or oops report. The staging tree
-# (default $top_builddir/stage, made by `make stage`) carries the project's
-# install. Results stay in $top_builddir/results/debug-pressure-<lru>/.
+# shows a lockdep, KASAN, BUG, WARNING or oops report. The guest installs
+# the packages in --debs (default $top_builddir/guest-debs) and gets mn-hog
+# from the staging tree (default $top_builddir/stage), both made by `make
+# stage`. Results stay in $top_builddir/results/debug-pressure-<lru>/.
 #
 # Environment: MEMNOTIFY_VM_TIMEOUT (default 1800 s: a KASAN kernel under
 # TCG takes about 8 minutes for one run on an idle 2-CPU host),
@@ -26,10 +27,12 @@ builddir=${top_builddir:-$srcdir}
 
 run_scenario=${MEMNOTIFY_RUN_SCENARIO:-$srcdir/tests/vm/run-scenario.sh}
 stage=$builddir/stage
+debs=$builddir/guest-debs
 lrus="classic mglru"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--stage) stage=$2; shift 2 ;;
+	--debs) debs=$2; shift 2 ;;
 	--lru)
 		case ${2:-} in
 		classic|mglru) lrus=$2 ;;
@@ -37,12 +40,11 @@ while [ $# -gt 0 ]; do
 		*) echo "$0: --lru takes classic, mglru or both" >&2; exit 2 ;;
 		esac
 		shift 2 ;;
-	*) echo "usage: $0 [--stage DIR] [--lru classic|mglru|both]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--stage DIR] [--debs DIR] [--lru classic|mglru|both]" >&2; exit 2 ;;
 	esac
 done
 
-[ -x "$stage/usr/lib/memnotify/vm/bin/mn-hog" ]
-mn_tap $? "staging tree $stage is complete (run 'make stage')" || mn_tap_done
+mn_vm_guest_inputs "$stage" "$debs" || mn_tap_done
 
 for lru in $lrus; do
 	out=$builddir/results/debug-pressure-$lru
@@ -50,7 +52,7 @@ for lru in $lrus; do
 	# pci=noacpi and the RCU stall timeout: see tests/robust/debug-kernel.sh
 	# 640 MiB: the KASAN shadow (1/8) and lockdep take about 100 MiB of a
 	# 512 MiB guest, and the demos would meet pressure before the hog starts
-	args=(pressure --variant debug --mem 640M --stage "$stage" --out "$out"
+	args=(pressure --variant debug --mem 640M --stage "$stage" --debs "$debs" --out "$out"
 		--append "memnotify.mode=coop pci=noacpi rcupdate.rcu_cpu_stall_timeout=300"
 		--timeout "${MEMNOTIFY_VM_TIMEOUT:-1800}")
 	[ "$lru" = mglru ] && args+=(--mglru)

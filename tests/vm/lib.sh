@@ -358,6 +358,14 @@ mn_tap_run() {
 	mn_tap $? "${prefix}ran to the end (exit $rc, $got results, plan ${planned:-missing})"
 }
 
+# mn_vm_guest_inputs STAGE DEBS: one test point, true when what `make
+# stage` leaves for the Debian guest is there: the guest programs' staging
+# tree (mn-hog) and the directory of packages to install (.deb files).
+mn_vm_guest_inputs() {
+	[ -x "$1/usr/lib/memnotify/vm/bin/mn-hog" ] && ls "$2"/*.deb >/dev/null 2>&1
+	mn_tap $? "the guest programs ($1) and packages ($2) are there (run 'make stage')"
+}
+
 mn_tap_done() {
 	echo "1..$MN_TAP_N"
 	[ "$MN_TAP_FAILED" = 0 ]

@@ -13,8 +13,12 @@
 #   --kernel PATH    boot this bzImage (default: $MEMNOTIFY_VM_KERNEL, else
 #                    kernel/build.sh --print-image --variant VARIANT)
 #   --variant V      guest (default; has /dev/mem_notify), debug or plain
-#   --stage DIR      also install DIR in the image, e.g. the project's
-#                    `make install DESTDIR=DIR` tree (may be repeated)
+#   --debs DIR       install the .deb files in DIR with dpkg in the image
+#                    (demo-rootfs/install-debs.sh), e.g. the packages of
+#                    scripts/guest-debs.sh (`make stage` leaves them in
+#                    $top_builddir/guest-debs)
+#   --stage DIR      also copy the tree DIR into the image, e.g. the guest
+#                    test programs of `make stage` (may be repeated)
 #   --out DIR        where the results go (default:
 #                    $top_builddir/results/NAME-<timestamp>, else under the
 #                    source tree's results/)
@@ -24,8 +28,8 @@
 #   --console        show the serial console on stderr while it runs
 #   --prepare        only get the kernel and the image, print their paths
 #
-# The root image is demo-rootfs/mkimage.sh's: the base rootfs plus the
-# --stage trees plus tests/vm/guest/ (memnotify-scenario.service, the runner)
+# The root image is demo-rootfs/mkimage.sh's: the base rootfs with the
+# --debs packages installed by dpkg, plus the --stage trees plus tests/vm/guest/ (memnotify-scenario.service, the runner)
 # and tests/vm/scenarios/; the guest writes to a throw-away snapshot of it.
 # /dev/vdb is a fresh ext4 results disk made here with mkfs.ext4. The kernel
 # command line carries memnotify.scenario=NAME memnotify.swap=0|1
@@ -55,7 +59,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 
 name='' swap='' mglru=0 mem=512M smp=2 kernel=${MEMNOTIFY_VM_KERNEL:-} variant=guest
-stages=() out='' timeout_s=${MEMNOTIFY_VM_TIMEOUT:-300} append='' console=() prepare=0
+stages=() debs='' out='' timeout_s=${MEMNOTIFY_VM_TIMEOUT:-300} append='' console=() prepare=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--swap) swap=${2:-}; shift 2 ;;
@@ -65,6 +69,7 @@ while [ $# -gt 0 ]; do
 	--kernel) kernel=${2:-}; shift 2 ;;
 	--variant) variant=${2:-}; shift 2 ;;
 	--stage) stages+=("${2:-}"); shift 2 ;;
+	--debs) debs=${2:-}; shift 2 ;;
 	--out) out=${2:-}; shift 2 ;;
 	--timeout) timeout_s=${2:-}; shift 2 ;;
 	--append) append="$append ${2:-}"; shift 2 ;;
@@ -83,6 +88,12 @@ case $variant in guest|debug|plain) ;; *) echo "run-scenario.sh: bad --variant '
 for s in ${stages[@]+"${stages[@]}"}; do
 	[ -d "$s" ] || { echo "run-scenario.sh: --stage $s is not a directory" >&2; exit 2; }
 done
+deb_files=()
+if [ -n "$debs" ]; then
+	[ -d "$debs" ] || { echo "run-scenario.sh: --debs $debs is not a directory" >&2; exit 2; }
+	for f in "$debs"/*.deb; do [ -e "$f" ] && deb_files+=("$f"); done
+	[ ${#deb_files[@]} -gt 0 ] || { echo "run-scenario.sh: no .deb files in --debs $debs" >&2; exit 2; }
+fi
 
 # A failure before the guest could run: one failing test point.
 setup_fail() {
@@ -115,6 +126,11 @@ for s in "$here"/scenarios/*; do
 	[ -f "$s" ] && install -m 755 "$s" "$ov/usr/lib/memnotify/scenarios/"
 done
 overlay_args=()
+if [ ${#deb_files[@]} -gt 0 ]; then
+	debs_base=$("$MN_TOP/demo-rootfs/install-debs.sh" --print-base "${deb_files[@]}") ||
+		setup_fail "could not install the packages of $debs in the guest tree (demo-rootfs/install-debs.sh failed; see above)"
+	overlay_args+=(--base "$debs_base")
+fi
 for s in ${stages[@]+"${stages[@]}"}; do overlay_args+=(--overlay "$s"); done
 overlay_args+=(--overlay "$ov")
 image=$("$MN_TOP/demo-rootfs/mkimage.sh" "${overlay_args[@]}" --print-image) ||
@@ -167,6 +183,7 @@ log=$out/serial.log
 	echo "scenario=$name"
 	echo "kernel=$kernel"
 	echo "image=$image"
+	echo "debs=${debs:-none}${debs:+ ($(cd "$debs" && ls *.deb | tr "\n" " "))}"
 	echo "mem=$mem"
 	echo "smp=$smp"
 	echo "swap=${swap:-none}"

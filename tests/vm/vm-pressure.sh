@@ -1,15 +1,16 @@
 #!/bin/bash
 # tests/vm/vm-pressure.sh - the OOM-avoidance acceptance test (TAP).
 #
-# Usage: tests/vm/vm-pressure.sh [--stage DIR] [--runs "LRU:MODE ..."]
+# Usage: tests/vm/vm-pressure.sh [--stage DIR] [--debs DIR] [--runs "LRU:MODE ..."]
 #
 # Runs the `pressure` scenario (tests/vm/scenarios/pressure) in the Debian
 # guest, 512 MiB, no swap, once per LRU:MODE pair (default "classic:coop
 # classic:control mglru:coop mglru:control"): coop = the demos listen to
 # /dev/mem_notify and must keep the OOM killer away; control = the same demos
-# with notifications off, where the OOM killer must fire. The staging tree
-# (default $top_builddir/stage, made by `make stage`) carries the project's
-# install and the patched SQLite library. Results stay in
+# with notifications off, where the OOM killer must fire. The guest installs
+# the packages in --debs (default $top_builddir/guest-debs: memnotify's and
+# the patched sqlite3's) with dpkg and gets mn-hog from the staging tree
+# (default $top_builddir/stage); `make stage` makes both. Results stay in
 # $top_builddir/results/pressure-<lru>-<mode>/.
 #
 # Each run's TAP is relayed, and one more result checks the run itself:
@@ -21,23 +22,24 @@ builddir=${top_builddir:-$srcdir}
 . "$srcdir/tests/vm/lib.sh"
 run_scenario=${MEMNOTIFY_RUN_SCENARIO:-$srcdir/tests/vm/run-scenario.sh}
 stage=$builddir/stage
+debs=$builddir/guest-debs
 runs="classic:coop classic:control mglru:coop mglru:control"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--stage) stage=$2; shift 2 ;;
+	--debs) debs=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
-	*) echo "usage: $0 [--stage DIR] [--runs \"LRU:MODE ...\"]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--stage DIR] [--debs DIR] [--runs \"LRU:MODE ...\"]" >&2; exit 2 ;;
 	esac
 done
 
-[ -x "$stage/usr/lib/memnotify/vm/bin/mn-hog" ]
-mn_tap $? "staging tree $stage is complete (run 'make stage')" || mn_tap_done
+mn_vm_guest_inputs "$stage" "$debs" || mn_tap_done
 
 for run in $runs; do
 	lru=${run%%:*} mode=${run#*:}
 	out=$builddir/results/pressure-$lru-$mode
 	rm -rf "$out"
-	args=(pressure --stage "$stage" --out "$out" --append "memnotify.mode=$mode"
+	args=(pressure --stage "$stage" --debs "$debs" --out "$out" --append "memnotify.mode=$mode"
 		--timeout "${MEMNOTIFY_VM_TIMEOUT:-600}")
 	[ "$lru" = mglru ] && args+=(--mglru)
 	echo "# --- $lru LRU, $mode ---"

@@ -1,11 +1,12 @@
 #!/bin/bash
 # tests/vm/vm-units.sh - the demo units (systemd-unit/) in the systemd test
-# guest: run tests/vm/scenarios/units-smoke under QEMU with the staging tree
-# of `make stage` (the project's install, the patched SQLite library and the
-# guest programs, mn-hog among them) laid into the image. A TAP test for
-# make check.
+# guest: run tests/vm/scenarios/units-smoke under QEMU in a guest that
+# installed the packages of `make stage` with dpkg (--debs, default
+# $top_builddir/guest-debs: memnotify's and the patched sqlite3's) and got
+# its staging tree (--stage, default $top_builddir/stage: the guest programs,
+# mn-hog among them). A TAP test for make check.
 #
-# Usage: tests/vm/vm-units.sh [--stage DIR]
+# Usage: tests/vm/vm-units.sh [--stage DIR] [--debs DIR]
 #
 # The scenario checks that the units start, are hardened and log, runs two
 # rounds of real memory pressure with mn-hog (both demos must free memory)
@@ -24,11 +25,14 @@ builddir=${top_builddir:-$srcdir}
 variant=${MEMNOTIFY_VM_VARIANT:-guest}
 run=$srcdir/tests/vm/run-scenario.sh
 stage=$builddir/stage
-case ${1:-} in
-'') ;;
---stage) stage=${2:?--stage needs a directory} ;;
-*) echo "usage: $0 [--stage DIR]" >&2; exit 2 ;;
-esac
+debs=$builddir/guest-debs
+while [ $# -gt 0 ]; do
+	case $1 in
+	--stage) stage=${2:?--stage needs a directory}; shift 2 ;;
+	--debs) debs=${2:?--debs needs a directory}; shift 2 ;;
+	*) echo "usage: $0 [--stage DIR] [--debs DIR]" >&2; exit 2 ;;
+	esac
+done
 
 out=$builddir/results/vm-units
 rm -rf "$out"
@@ -43,9 +47,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	fi
 fi
 
-[ -x "$stage/usr/lib/memnotify/vm/bin/mn-hog" ] && [ -d "$stage/usr/lib/memnotify/sqlite" ]
-mn_tap $? "staging tree $stage has mn-hog and the patched SQLite (run 'make stage')" || mn_tap_done
-mn_tap_run "" "$run" units-smoke --variant "$variant" --stage "$stage" --out "$out"
+mn_vm_guest_inputs "$stage" "$debs" || mn_tap_done
+mn_tap_run "" "$run" units-smoke --variant "$variant" --stage "$stage" --debs "$debs" --out "$out"
 # the pressure rounds must have run and passed for both demos, not skipped
 ran=$(grep -E '^ok .*memory pressure from mn-hog made' "$out/tap.txt" 2>/dev/null | grep -vc '# SKIP')
 [ "$ran" -ge 2 ]

@@ -17,7 +17,8 @@
 # installed packages and versions). The two newest such trees are kept.
 # Give the tree to demo-rootfs/mkimage.sh --base.
 #
-# Exit codes: 0 installed or cached, 1 failed (dpkg, copy), 2 bad usage,
+# Exit codes: 0 installed or cached, 1 failed (dpkg, copy, or the base tree
+# is missing and could not be built: demo-rootfs/build.sh), 2 bad usage,
 # 3 root is needed (chroot, files only root may read) and nothing is cached.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -55,7 +56,7 @@ key=$( {
 dir=$MN_CACHE/rootfs/debs-$key
 
 finish() {
-	touch "$dir"	# newest use last, for the pruning below
+	touch "$dir" 2>/dev/null || true	# newest use last, for the pruning below
 	if [ $print = 1 ]; then echo "$dir/tree"; else mn_log "rootfs with packages: $dir/tree"; fi
 	exit 0
 }

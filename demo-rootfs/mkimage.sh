@@ -7,9 +7,8 @@
 #
 #   --base DIR     the configured base tree (default: built or taken from the
 #                  cache with demo-rootfs/build.sh --print-base)
-#   --overlay DIR  a tree copied over the base, in order: e.g. the project's
-#                  `make install DESTDIR=DIR` staging tree, the tests/vm guest
-#                  files. Files become root's; symbolic links to directories
+#   --overlay DIR  a tree copied over the base, in order: e.g. the guest test
+#                  programs of `make stage`, the tests/vm guest files. Files become root's; symbolic links to directories
 #                  in the base (/lib -> usr/lib, ...) are kept.
 #   --size SIZE    size of the (sparse) image, mkfs.ext4 syntax (default 1536M)
 #   --print-image  print only the image's path on stdout

@@ -23,9 +23,11 @@ wanted="libmemnotify-glib0 memnotify-gio-module memnotify-demos libsqlite3-0 sql
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 rc=0
-"$MN_TOP/scripts/build-debs.sh" >>"$list" || rc=$?
+# no make variables of a caller (make stage) reach the package builds
+nomake=(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES)
+"${nomake[@]}" "$MN_TOP/scripts/build-debs.sh" >>"$list" || rc=$?
 [ $rc -eq 0 ] || { mn_log "guest-debs: scripts/build-debs.sh exited $rc"; exit $rc; }
-"$MN_TOP/integrations/sqlite/build-deb.sh" >>"$list" || rc=$?
+"${nomake[@]}" "$MN_TOP/integrations/sqlite/build-deb.sh" >>"$list" || rc=$?
 [ $rc -eq 0 ] || { mn_log "guest-debs: integrations/sqlite/build-deb.sh exited $rc"; exit $rc; }
 
 rm -rf "$dir"

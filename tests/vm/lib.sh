@@ -362,8 +362,12 @@ mn_tap_run() {
 # stage` leaves for the Debian guest is there: the guest programs' staging
 # tree (mn-hog) and the directory of packages to install (.deb files).
 mn_vm_guest_inputs() {
-	[ -x "$1/usr/lib/memnotify/vm/bin/mn-hog" ] && ls "$2"/*.deb >/dev/null 2>&1
-	mn_tap $? "the guest programs ($1) and packages ($2) are there (run 'make stage')"
+	local f ok=1
+	[ -x "$1/usr/lib/memnotify/vm/bin/mn-hog" ] && ok=0
+	for f in "$2"/*.deb; do
+		[ -r "$f" ] || ok=1	# also: no .deb at all, or a broken link
+	done
+	mn_tap $ok "the guest programs ($1) and packages ($2) are there (run 'make stage')"
 }
 
 mn_tap_done() {

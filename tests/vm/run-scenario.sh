@@ -91,7 +91,11 @@ done
 deb_files=()
 if [ -n "$debs" ]; then
 	[ -d "$debs" ] || { echo "run-scenario.sh: --debs $debs is not a directory" >&2; exit 2; }
-	for f in "$debs"/*.deb; do [ -e "$f" ] && deb_files+=("$f"); done
+	for f in "$debs"/*.deb; do
+		[ -e "$f" ] || [ -L "$f" ] || continue
+		[ -r "$f" ] || { echo "run-scenario.sh: cannot read $f (a broken link?)" >&2; exit 2; }
+		deb_files+=("$f")
+	done
 	[ ${#deb_files[@]} -gt 0 ] || { echo "run-scenario.sh: no .deb files in --debs $debs" >&2; exit 2; }
 fi
 

@@ -1,0 +1,354 @@
+/*
+ * mn-once - is each /dev/mem_notify notification reported exactly once on
+ * every readiness interface?
+ *
+ * Usage: mn-once [-t SECONDS] [-d DEVICE]
+ *
+ * Opens DEVICE (default /dev/mem_notify) once per interface: select, poll,
+ * epoll level-triggered, epoll edge-triggered, io_uring IORING_OP_POLL_ADD
+ * and aio IOCB_CMD_POLL (raw system calls: no liburing, no libaio). Every
+ * file asks for a queued real-time signal of its own per notification
+ * (O_ASYNC, F_SETOWN, F_SETSIG SIGRTMIN+i): the kernel sends one with each
+ * notification of that file, so the signals count the notifications. One
+ * thread per interface waits for readiness, counts each report and re-arms,
+ * for SECONDS (default 20); the signals stay blocked and are counted at the
+ * end. Make memory pressure meanwhile (mn-hog), and let it end before the
+ * time is up.
+ *
+ * Prints TAP, one test point per interface: "IFACE: R readiness reports
+ * for N notifications", ok when R == N and N >= 1. R > N is a duplicate
+ * (a stale event reported again), R < N a lost event.
+ *
+ * Exit status: 0 all points passed, 1 a point failed, 2 bad usage or a set-up
+ * error (device, io_uring, aio).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/aio_abi.h>
+#include <linux/io_uring.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/select.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WAIT_MS 200
+
+enum iface { SELECT, POLL, EPOLL_LT, EPOLL_ET, URING, AIO, NR_IFACES };
+
+static const char *const iface_name[NR_IFACES] = {
+	"select", "poll", "epoll (level-triggered)", "epoll (edge-triggered)",
+	"io_uring POLL_ADD", "aio IOCB_CMD_POLL",
+};
+
+struct watcher {
+	enum iface iface;
+	int fd;
+	long reports;
+	const char *error;
+	pthread_t thread;
+};
+
+static atomic_int stop;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "mn-once: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+/* select, poll, epoll: one bounded wait; returns 1 on POLLIN, 0, or -1 */
+static int wait_select(int fd, int ms)
+{
+	struct timeval tv = { 0, ms * 1000 };
+	fd_set rfds;
+
+	FD_ZERO(&rfds);
+	FD_SET(fd, &rfds);
+	return select(fd + 1, &rfds, NULL, NULL, &tv);
+}
+
+static int wait_poll(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n = poll(&p, 1, ms);
+
+	return n > 0 ? !!(p.revents & POLLIN) : n;
+}
+
+static int wait_epoll(int ep, int ms)
+{
+	struct epoll_event ev;
+	int n = epoll_wait(ep, &ev, 1, ms);
+
+	return n > 0 ? !!(ev.events & EPOLLIN) : n;
+}
+
+/* io_uring, raw: a ring of 4 entries, one POLL_ADD in flight at a time */
+struct ring {
+	int fd;
+	unsigned int *sq_tail, *sq_mask, *sq_array;
+	unsigned int *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+};
+
+static int ring_setup(struct ring *r)
+{
+	struct io_uring_params p;
+	size_t sq_len, cq_len;
+	char *sq, *cq;
+
+	memset(&p, 0, sizeof(p));
+	r->fd = syscall(__NR_io_uring_setup, 4, &p);
+	if (r->fd < 0)
+		return -1;
+	sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
+	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	if (p.features & IORING_FEAT_SINGLE_MMAP)
+		sq_len = cq_len = sq_len > cq_len ? sq_len : cq_len;
+	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		  r->fd, IORING_OFF_SQ_RING);
+	if (sq == MAP_FAILED)
+		return -1;
+	cq = sq;
+	if (!(p.features & IORING_FEAT_SINGLE_MMAP)) {
+		cq = mmap(NULL, cq_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+			  r->fd, IORING_OFF_CQ_RING);
+		if (cq == MAP_FAILED)
+			return -1;
+	}
+	r->sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe),
+		       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQES);
+	if (r->sqes == MAP_FAILED)
+		return -1;
+	r->sq_tail = (unsigned int *)(sq + p.sq_off.tail);
+	r->sq_mask = (unsigned int *)(sq + p.sq_off.ring_mask);
+	r->sq_array = (unsigned int *)(sq + p.sq_off.array);
+	r->cq_head = (unsigned int *)(cq + p.cq_off.head);
+	r->cq_tail = (unsigned int *)(cq + p.cq_off.tail);
+	r->cq_mask = (unsigned int *)(cq + p.cq_off.ring_mask);
+	r->cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
+	return 0;
+}
+
+static int ring_poll_add(struct ring *r, int fd)
+{
+	unsigned int tail = *r->sq_tail, idx = tail & *r->sq_mask;
+	struct io_uring_sqe *sqe = &r->sqes[idx];
+
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_POLL_ADD;
+	sqe->fd = fd;
+	sqe->poll32_events = POLLIN;
+	r->sq_array[idx] = idx;
+	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
+	return syscall(__NR_io_uring_enter, r->fd, 1, 0, 0, NULL, 0) == 1 ? 0 : -1;
+}
+
+/* 1: a completion with POLLIN reaped, 0: none within ms, -1: error */
+static int ring_wait(struct ring *r, int ms)
+{
+	unsigned int head = *r->cq_head;
+	struct io_uring_cqe *cqe;
+	int res;
+
+	if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE)) {
+		struct pollfd p = { .fd = r->fd, .events = POLLIN };
+
+		if (poll(&p, 1, ms) < 0 && errno != EINTR)
+			return -1;
+		if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
+			return 0;
+	}
+	cqe = &r->cqes[head & *r->cq_mask];
+	res = cqe->res;
+	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
+	if (res < 0) {
+		errno = -res;
+		return -1;
+	}
+	return !!(res & POLLIN);
+}
+
+/* aio, raw: one IOCB_CMD_POLL in flight at a time */
+static int aio_poll_submit(aio_context_t ctx, struct iocb *cb, int fd)
+{
+	struct iocb *cbs[1] = { cb };
+
+	memset(cb, 0, sizeof(*cb));
+	cb->aio_fildes = fd;
+	cb->aio_lio_opcode = IOCB_CMD_POLL;
+	cb->aio_buf = POLLIN;
+	return syscall(__NR_io_submit, ctx, 1, cbs) == 1 ? 0 : -1;
+}
+
+static int aio_wait(aio_context_t ctx, int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct io_event ev;
+	long n = syscall(__NR_io_getevents, ctx, 1, 1, &ev, &ts);
+
+	if (n < 0)
+		return errno == EINTR ? 0 : -1;
+	if (n == 0)
+		return 0;
+	if (ev.res < 0) {
+		errno = -ev.res;
+		return -1;
+	}
+	return !!(ev.res & POLLIN);
+}
+
+static void *watch(void *arg)
+{
+	struct watcher *w = arg;
+	struct epoll_event ev = { .events = EPOLLIN };
+	aio_context_t ctx = 0;
+	struct iocb cb;
+	struct ring r = { .fd = -1 };
+	int ep = -1, armed = 0, last = 0, n;
+
+	switch (w->iface) {
+	case EPOLL_LT:
+	case EPOLL_ET:
+		ep = epoll_create1(0);
+		if (w->iface == EPOLL_ET)
+			ev.events |= EPOLLET;
+		if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, w->fd, &ev) < 0)
+			w->error = "epoll set-up";
+		break;
+	case URING:
+		if (ring_setup(&r) < 0)
+			w->error = "io_uring set-up";
+		break;
+	case AIO:
+		if (syscall(__NR_io_setup, 4, &ctx) < 0)
+			w->error = "io_setup";
+		break;
+	default:
+		break;
+	}
+	/* after the stop, one more look with no wait: nothing left behind */
+	while (!w->error && !last) {
+		last = atomic_load(&stop);
+		if (w->iface == URING && !armed) {
+			if (ring_poll_add(&r, w->fd) < 0) {
+				w->error = "io_uring POLL_ADD";
+				break;
+			}
+			armed = 1;
+		}
+		if (w->iface == AIO && !armed) {
+			if (aio_poll_submit(ctx, &cb, w->fd) < 0) {
+				w->error = "io_submit IOCB_CMD_POLL";
+				break;
+			}
+			armed = 1;
+		}
+		switch (w->iface) {
+		case SELECT: n = wait_select(w->fd, last ? 0 : WAIT_MS); break;
+		case POLL: n = wait_poll(w->fd, last ? 0 : WAIT_MS); break;
+		case URING: n = ring_wait(&r, last ? 0 : WAIT_MS); break;
+		case AIO: n = aio_wait(ctx, last ? 0 : WAIT_MS); break;
+		default: n = wait_epoll(ep, last ? 0 : WAIT_MS); break;
+		}
+		if (n < 0 && errno != EINTR) {
+			w->error = "waiting for readiness";
+			break;
+		}
+		if (n > 0) {
+			w->reports++;
+			armed = 0;
+			last = 0;	/* after a report, look once more */
+		}
+	}
+	if (ctx)
+		syscall(__NR_io_destroy, ctx);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct watcher w[NR_IFACES];
+	long notes[NR_IFACES] = { 0 };
+	const char *dev = "/dev/mem_notify";
+	struct timespec zero = { 0, 0 };
+	int seconds = 20, opt, i, failed = 0;
+	siginfo_t si;
+	sigset_t rt;
+
+	while ((opt = getopt(argc, argv, "t:d:")) != -1) {
+		switch (opt) {
+		case 't': seconds = atoi(optarg); break;
+		case 'd': dev = optarg; break;
+		default:
+			fprintf(stderr, "usage: mn-once [-t SECONDS] [-d DEVICE]\n");
+			return 2;
+		}
+	}
+	if (seconds < 1 || optind != argc) {
+		fprintf(stderr, "usage: mn-once [-t SECONDS] [-d DEVICE]\n");
+		return 2;
+	}
+
+	/* the signals stay queued until counted at the end, in every thread */
+	sigemptyset(&rt);
+	for (i = 0; i < NR_IFACES; i++)
+		sigaddset(&rt, SIGRTMIN + i);
+	if (pthread_sigmask(SIG_BLOCK, &rt, NULL))
+		die("blocking the real-time signals");
+
+	for (i = 0; i < NR_IFACES; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].iface = i;
+		w[i].fd = open(dev, O_RDONLY | O_NONBLOCK);
+		if (w[i].fd < 0)
+			die(dev);
+		if (fcntl(w[i].fd, F_SETOWN, getpid()) < 0 ||
+		    fcntl(w[i].fd, F_SETSIG, SIGRTMIN + i) < 0 ||
+		    fcntl(w[i].fd, F_SETFL, O_RDONLY | O_NONBLOCK | O_ASYNC) < 0)
+			die("F_SETOWN, F_SETSIG, O_ASYNC");
+	}
+	for (i = 0; i < NR_IFACES; i++)
+		if (pthread_create(&w[i].thread, NULL, watch, &w[i]))
+			die("pthread_create");
+	sleep(seconds);
+	atomic_store(&stop, 1);
+	for (i = 0; i < NR_IFACES; i++)
+		pthread_join(w[i].thread, NULL);
+
+	while (sigtimedwait(&rt, &si, &zero) > 0)
+		if (si.si_signo >= SIGRTMIN && si.si_signo < SIGRTMIN + NR_IFACES)
+			notes[si.si_signo - SIGRTMIN]++;
+
+	for (i = 0; i < NR_IFACES; i++) {
+		int pass = !w[i].error && notes[i] >= 1 && w[i].reports == notes[i];
+
+		printf("%sok %d - %s: %ld readiness reports for %ld notifications",
+		       pass ? "" : "not ", i + 1, iface_name[i], w[i].reports, notes[i]);
+		if (w[i].error)
+			printf(" (%s failed)", w[i].error);
+		else if (w[i].reports > notes[i])
+			printf(" (duplicates)");
+		else if (w[i].reports < notes[i])
+			printf(" (lost events)");
+		else if (!notes[i])
+			printf(" (no notification reached this file: no pressure?)");
+		printf("\n");
+		failed |= !pass;
+	}
+	printf("1..%d\n", NR_IFACES);
+	return failed;
+}

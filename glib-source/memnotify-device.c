@@ -224,7 +224,8 @@ memnotify_device_reopen_fifo (const char  *path,
 /* One read() of up to READ_CHUNK bytes, EINTR retried: EVENT with
  * *out_found the last byte of @wanted in the bytes read (0 if none),
  * NOTHING on EAGAIN, EOF, or ERROR with *out_errno. The real device
- * never blocks and always returns its status, so never loop on it. */
+ * never blocks: it returns its state once after open and once per
+ * notification, and end of file in between. */
 MemnotifyReadResult
 memnotify_read_last_of (int         fd,
                         const char *wanted,

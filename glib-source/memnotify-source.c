@@ -244,9 +244,10 @@ read_fd (MemnotifySource  *self,
     case MEMNOTIFY_READ_EOF:
       if (self->is_fifo)
         return reopen_fifo (self, error);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE,
-                   "Unexpected end of file on %s", self->path);
-      return FALSE;
+      /* The device returns its state once per notification: end of file
+       * means this wake-up had no notification of its own. */
+      g_debug ("nothing new on %s, ignored", self->path);
+      return TRUE;
     case MEMNOTIFY_READ_ERROR:
     default:
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),

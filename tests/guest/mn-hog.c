@@ -11,7 +11,8 @@
  *   -m  stop after MAX_MIB in total (default: no limit)
  *   -p  pause between steps (default 10 ms)
  *   -u  stop as soon as DEVICE (default /dev/mem_notify) reads "1", i.e.
- *       some zone is under memory pressure
+ *       some node is short of memory (a new file each step: a file returns
+ *       the state once after open, then end of file until notified)
  *   -H  hold the memory for SECONDS before exiting (default 0)
  *
  * Prints "reached_mib=<N> pressure=<0|1> ms=<elapsed>" when it stops.
@@ -110,8 +111,11 @@ int main(int argc, char **argv)
 
 		if (fd >= 0) {
 			char buf[8];
-			ssize_t n = read(fd, buf, sizeof(buf));
+			ssize_t n;
 
+			close(fd);
+			fd = open(device, O_RDONLY | O_CLOEXEC);
+			n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
 			if (n >= 1 && buf[0] == '1') {
 				pressure = 1;
 				break;

@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	ssize_t n;
 	int fd, r;
 
-	printf("1..12\n");
+	printf("1..13\n");
 	r = stat(dev, &st);
 	ok(r == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 &&
 	   minor(st.st_rdev) == 13, "device is char 1:13", r ? errno : 0);
@@ -91,6 +91,10 @@ int main(int argc, char **argv)
 	n = read(fd, buf, sizeof(buf));
 	ok(n == 2 && (buf[0] == '0' || buf[0] == '1') && buf[1] == '\n',
 	   "read returns \"0\\n\" or \"1\\n\"", n < 0 ? errno : 0);
+
+	/* the state once, then end of file until the file is notified */
+	n = read(fd, buf, sizeof(buf));
+	ok(n == 0, "the next read returns end of file (cat ends)", n < 0 ? errno : 0);
 
 	errno = 0;
 	r = lseek(fd, 0, SEEK_SET);

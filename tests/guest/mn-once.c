@@ -2,7 +2,7 @@
  * mn-once - is each /dev/mem_notify notification reported exactly once on
  * every readiness interface?
  *
- * Usage: mn-once [-t SECONDS] [-d DEVICE]
+ * Usage: mn-once [-t SECONDS] [-i IDLE] [-d DEVICE]
  *
  * Opens DEVICE (default /dev/mem_notify) once per interface: select, poll,
  * epoll level-triggered, epoll edge-triggered, io_uring IORING_OP_POLL_ADD
@@ -12,12 +12,20 @@
  * notification of that file, so the signals count the notifications. One
  * thread per interface waits for readiness, counts each report and re-arms,
  * for SECONDS (default 20); the signals stay blocked and are counted at the
- * end. Make memory pressure meanwhile (mn-hog), and let it end before the
- * time is up.
+ * end. After each report the thread reads the file twice: the first read
+ * must return the state ("0\n" or "1\n"), the second end of file (the
+ * state is read once per notification). Make memory pressure meanwhile
+ * (mn-hog), and let it end before the time is up.
+ *
+ * With -i, IDLE files are opened first and only read, never polled: nobody
+ * waits on them, so no notification may go to them (they would take the
+ * turns of the watchers). At the end each is read: a file that returns the
+ * state again was notified.
  *
  * Prints TAP, one test point per interface: "IFACE: R readiness reports
- * for N notifications", ok when R == N and N >= 1. R > N is a duplicate
- * (a stale event reported again), R < N a lost event.
+ * for N notifications", ok when R == N, N >= 1 and every read was right.
+ * R > N is a duplicate (a stale event reported again), R < N a lost event.
+ * With -i, one more point: "idle files notified: K of IDLE", ok when K == 0.
  *
  * Exit status: 0 all points passed, 1 a point failed, 2 bad usage or a set-up
  * error (device, io_uring, aio).
@@ -56,11 +64,23 @@ struct watcher {
 	enum iface iface;
 	int fd;
 	long reports;
+	long bad_reads;		/* a report without the state, or a 2nd state */
 	const char *error;
 	pthread_t thread;
 };
 
 static atomic_int stop;
+
+/* 1: read(2) returned the state, 0: end of file, -1: anything else */
+static int read_state(int fd)
+{
+	char buf[8];
+	ssize_t n = read(fd, buf, sizeof(buf));
+
+	if (n == 0)
+		return 0;
+	return n == 2 && (buf[0] == '0' || buf[0] == '1') && buf[1] == '\n' ? 1 : -1;
+}
 
 static void die(const char *what)
 {
@@ -240,6 +260,9 @@ static void *watch(void *arg)
 	default:
 		break;
 	}
+	/* a new file returns the state once */
+	if (read_state(w->fd) != 1)
+		w->bad_reads++;
 	/* after the stop, one more look with no wait: nothing left behind */
 	while (!w->error && !last) {
 		last = atomic_load(&stop);
@@ -270,6 +293,8 @@ static void *watch(void *arg)
 		}
 		if (n > 0) {
 			w->reports++;
+			if (read_state(w->fd) != 1 || read_state(w->fd) != 0)
+				w->bad_reads++;
 			armed = 0;
 			last = 0;	/* after a report, look once more */
 		}
@@ -285,22 +310,37 @@ int main(int argc, char **argv)
 	long notes[NR_IFACES] = { 0 };
 	const char *dev = "/dev/mem_notify";
 	struct timespec zero = { 0, 0 };
-	int seconds = 20, opt, i, failed = 0;
+	int seconds = 20, nidle = 0, opt, i, failed = 0, *idle = NULL;
+	long idle_notified = 0;
 	siginfo_t si;
 	sigset_t rt;
 
-	while ((opt = getopt(argc, argv, "t:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:i:d:")) != -1) {
 		switch (opt) {
 		case 't': seconds = atoi(optarg); break;
+		case 'i': nidle = atoi(optarg); break;
 		case 'd': dev = optarg; break;
 		default:
-			fprintf(stderr, "usage: mn-once [-t SECONDS] [-d DEVICE]\n");
+			fprintf(stderr, "usage: mn-once [-t SECONDS] [-i IDLE] [-d DEVICE]\n");
 			return 2;
 		}
 	}
-	if (seconds < 1 || optind != argc) {
-		fprintf(stderr, "usage: mn-once [-t SECONDS] [-d DEVICE]\n");
+	if (seconds < 1 || nidle < 0 || optind != argc) {
+		fprintf(stderr, "usage: mn-once [-t SECONDS] [-i IDLE] [-d DEVICE]\n");
 		return 2;
+	}
+
+	/* the idle files go first: the longest-waiting in the kernel's queue */
+	if (nidle && !(idle = calloc(nidle, sizeof(*idle))))
+		die("calloc");
+	for (i = 0; i < nidle; i++) {
+		idle[i] = open(dev, O_RDONLY | O_NONBLOCK);
+		if (idle[i] < 0)
+			die("opening the idle files");
+		if (read_state(idle[i]) != 1) {
+			errno = EPROTO;
+			die("the first read of an idle file");
+		}
 	}
 
 	/* the signals stay queued until counted at the end, in every thread */
@@ -333,8 +373,13 @@ int main(int argc, char **argv)
 		if (si.si_signo >= SIGRTMIN && si.si_signo < SIGRTMIN + NR_IFACES)
 			notes[si.si_signo - SIGRTMIN]++;
 
+	for (i = 0; i < nidle; i++)
+		if (read_state(idle[i]) != 0)
+			idle_notified++;
+
 	for (i = 0; i < NR_IFACES; i++) {
-		int pass = !w[i].error && notes[i] >= 1 && w[i].reports == notes[i];
+		int pass = !w[i].error && notes[i] >= 1 && w[i].reports == notes[i] &&
+			   !w[i].bad_reads;
 
 		printf("%sok %d - %s: %ld readiness reports for %ld notifications",
 		       pass ? "" : "not ", i + 1, iface_name[i], w[i].reports, notes[i]);
@@ -346,9 +391,17 @@ int main(int argc, char **argv)
 			printf(" (lost events)");
 		else if (!notes[i])
 			printf(" (no notification reached this file: no pressure?)");
+		if (w[i].bad_reads)
+			printf(" (%ld reads not \"state once, then end of file\")",
+			       w[i].bad_reads);
 		printf("\n");
 		failed |= !pass;
 	}
-	printf("1..%d\n", NR_IFACES);
+	if (nidle) {
+		printf("%sok %d - idle files (read, never polled) notified: %ld of %d\n",
+		       idle_notified ? "not " : "", NR_IFACES + 1, idle_notified, nidle);
+		failed |= idle_notified != 0;
+	}
+	printf("1..%d\n", NR_IFACES + !!nidle);
 	return failed;
 }

@@ -138,7 +138,8 @@ static void one_op(int slot, unsigned int *seed)
 		char buf[4];
 		ssize_t n = read(fd, buf, (rand_r(seed) & 1) ? 2 : sizeof(buf));
 
-		if (n != 2 || (buf[0] != '0' && buf[0] != '1') || buf[1] != '\n')
+		/* the state, or end of file when it was already read */
+		if (n != 0 && (n != 2 || (buf[0] != '0' && buf[0] != '1') || buf[1] != '\n'))
 			error("read", slot, n < 0 ? errno : EPROTO);
 		else if (buf[0] == '1')
 			atomic_fetch_add(&n_read1, 1);

@@ -9,10 +9,12 @@
 # rounds of tests/guest/mn-once while mn-hog holds the guest short of
 # memory. mn-once counts, per interface, its readiness reports against the
 # notifications the kernel sent to that file (one queued F_SETSIG signal
-# each). Not part of make check yet: on the current series io_uring and aio
-# report stale events again (the keyed wake-up completes them without
-# ->poll, so the event stays pending); it joins boot-smoke with the fix.
-# Results in $top_builddir/results/once/.
+# each), reads the file twice after each report (the state, then end of
+# file), and checks that none of 300 idle files (read, never polled) was
+# notified. Fails on the 2026-12-03 series: io_uring and aio reported each
+# event twice (a keyed wake-up completed them without ->poll, leaving the
+# event pending), read() returned the state again and again, and idle files
+# took the watchers' turns. Results in $top_builddir/results/once/.
 #
 # Exit codes: 0 all points passed, 1 a point failed or the guest failed,
 # 2 bad usage.

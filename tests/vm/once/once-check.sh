@@ -27,6 +27,7 @@ kernel=
 case ${1:-} in
 '') ;;
 --kernel) kernel=${2:?--kernel needs a bzImage} ;;
+-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 *) echo "usage: $0 [--kernel BZIMAGE]" >&2; exit 2 ;;
 esac
 out=$builddir/results/once

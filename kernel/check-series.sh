@@ -5,7 +5,7 @@
 #
 # Unpacks linux-source-6.1 into $MEMNOTIFY_CACHE/kernel/series-check (a git
 # tree), applies kernel/patches/ with `git am`, and for every patch runs
-# scripts/checkpatch.pl and builds the guest configuration (the first build
+# scripts/checkpatch.pl --strict and builds the guest configuration (the first build
 # is a full one, the following ones are incremental). Prints TAP, one line
 # per patch and check. Takes about 10 minutes on 2 cores.
 set -uo pipefail
@@ -47,11 +47,11 @@ for p in "${patches[@]}"; do
 		echo "not ok $n - $name: applies"; sed 's/^/# /' "$work/am.log"
 		fails=$((fails + 1)); break
 	fi
-	cp=$(cd "$src" && perl scripts/checkpatch.pl --no-tree -q "$p" 2>&1)
+	cp=$(cd "$src" && perl scripts/checkpatch.pl --strict --no-tree -q "$p" 2>&1)
 	if [ -z "$cp" ]; then
-		echo "ok $n - $name: checkpatch clean"
+		echo "ok $n - $name: checkpatch --strict clean"
 	else
-		echo "not ok $n - $name: checkpatch clean"; echo "$cp" | sed 's/^/# /'
+		echo "not ok $n - $name: checkpatch --strict clean"; echo "$cp" | sed 's/^/# /'
 		fails=$((fails + 1))
 	fi
 	[ $build = 1 ] || continue

@@ -1,7 +1,7 @@
 /*
  * mn-hog - allocate and touch anonymous memory step by step.
  *
- * Usage: mn-hog [-s STEP_MIB] [-m MAX_MIB] [-p PAUSE_MS] [-u] [-H SECONDS]
+ * Usage: mn-hog [-s STEP_MIB] [-m MAX_MIB] [-p PAUSE_MS] [-u] [-k] [-H SECONDS]
  *               [-d DEVICE]
  *
  *   -s  allocate STEP_MIB per step (default 8); below 64 MiB of free memory
@@ -13,9 +13,13 @@
  *   -u  stop as soon as DEVICE (default /dev/mem_notify) reads "1", i.e.
  *       some node is short of memory (a new file each step: a file returns
  *       the state once after open, then end of file until notified)
+ *   -k  stop as soon as the OOM killer has fired (oom_kill in /proc/vmstat
+ *       grew), and then exit at once, without -H: a control run needs one
+ *       OOM kill, not the thrashing that more of them cost
  *   -H  hold the memory for SECONDS before exiting (default 0)
  *
- * Prints "reached_mib=<N> pressure=<0|1> ms=<elapsed>" when it stops.
+ * Prints "reached_mib=<N> pressure=<0|1> oom=<0|1> ms=<elapsed>" when it
+ * stops.
  * Exit status: 0 stopped normally, 1 error (device, mmap), 2 bad usage.
  */
 #include <errno.h>
@@ -33,6 +37,22 @@ static double now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* oom_kill of /proc/vmstat, or -1 */
+static long oom_kills(void)
+{
+	char line[256];
+	long n = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "oom_kill %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
 }
 
 static long mem_free_kib(void)
@@ -54,20 +74,23 @@ int main(int argc, char **argv)
 {
 	const char *device = "/dev/mem_notify";
 	double step_mib = 8, max_mib = 0, hold = 0, t0;
-	int pause_ms = 10, until_pressure = 0, fd = -1, opt, pressure = 0;
+	int pause_ms = 10, until_pressure = 0, until_oom = 0, fd = -1, opt;
+	int pressure = 0, oom = 0;
+	long oom_start = -1;
 	double total = 0;
 
-	while ((opt = getopt(argc, argv, "s:m:p:uH:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:m:p:ukH:d:")) != -1) {
 		switch (opt) {
 		case 's': step_mib = atof(optarg); break;
 		case 'm': max_mib = atof(optarg); break;
 		case 'p': pause_ms = atoi(optarg); break;
 		case 'u': until_pressure = 1; break;
+		case 'k': until_oom = 1; break;
 		case 'H': hold = atof(optarg); break;
 		case 'd': device = optarg; break;
 		default:
 			fprintf(stderr, "usage: mn-hog [-s STEP_MIB] [-m MAX_MIB] "
-				"[-p PAUSE_MS] [-u] [-H SECONDS] [-d DEVICE]\n");
+				"[-p PAUSE_MS] [-u] [-k] [-H SECONDS] [-d DEVICE]\n");
 			return 2;
 		}
 	}
@@ -84,6 +107,8 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (until_oom)
+		oom_start = oom_kills();
 	t0 = now_ms();
 	while (!max_mib || total < max_mib) {
 		double step = step_mib;
@@ -109,6 +134,10 @@ int main(int argc, char **argv)
 		memset(p, 0x5a, len);
 		total += step;
 
+		if (until_oom && oom_start >= 0 && oom_kills() > oom_start) {
+			oom = 1;
+			break;
+		}
 		if (fd >= 0) {
 			char buf[8];
 			ssize_t n;
@@ -124,10 +153,10 @@ int main(int argc, char **argv)
 		if (pause)
 			usleep(pause * 1000);
 	}
-	printf("reached_mib=%.0f pressure=%d ms=%.0f\n", total, pressure,
-	       now_ms() - t0);
+	printf("reached_mib=%.0f pressure=%d oom=%d ms=%.0f\n", total, pressure,
+	       oom, now_ms() - t0);
 	fflush(stdout);
-	if (hold > 0)
+	if (hold > 0 && !oom)
 		usleep((useconds_t)(hold * 1e6));
 	return 0;
 }

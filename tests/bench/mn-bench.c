@@ -66,23 +66,34 @@ int mn_wait(int fd, short events, int stopfd)
 	}
 }
 
-long mn_meminfo_kib(const char *key)
+/* a "KEY: value" (meminfo) or "KEY value" (vmstat) line's number, -1 if missing */
+static long proc_field(const char *path, const char *key)
 {
 	char line[256];
 	size_t klen = strlen(key);
-	long kib = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
+	long value = -1;
+	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, klen) && line[klen] == ':') {
-			kib = atol(line + klen + 1);
+		if (!strncmp(line, key, klen) && (line[klen] == ':' || line[klen] == ' ')) {
+			value = atol(line + klen + 1);
 			break;
 		}
 	}
 	fclose(f);
-	return kib;
+	return value;
+}
+
+long mn_meminfo_kib(const char *key)
+{
+	return proc_field("/proc/meminfo", key);
+}
+
+long mn_vmstat(const char *key)
+{
+	return proc_field("/proc/vmstat", key);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -1,6 +1,7 @@
 /*
- * tests/bench/mn-bench.h - helpers shared by the benchmark and robustness
- * programs that run inside the QEMU guest (tests/bench/, tests/robust/).
+ * tests/bench/mn-bench.h - helpers shared by the benchmark, robustness and
+ * test programs that run inside the QEMU guest (tests/bench/, tests/robust/,
+ * tests/guest/mn-hog).
  */
 #ifndef MN_BENCH_H
 #define MN_BENCH_H
@@ -26,6 +27,9 @@ int mn_wait(int fd, short events, int stopfd);
 
 /* a /proc/meminfo field in KiB, -1 if missing */
 long mn_meminfo_kib(const char *key);
+
+/* a /proc/vmstat counter (oom_kill, ...), -1 if missing */
+long mn_vmstat(const char *key);
 
 /* percentiles of n values (sorted in place); NAN when n == 0 */
 double mn_percentile(double *v, int n, double p);

@@ -22,59 +22,20 @@
  * stops.
  * Exit status: 0 stopped normally, 1 error (device, mmap), 2 bad usage.
  */
+#include "tests/bench/mn-bench.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* oom_kill of /proc/vmstat, or -1 */
-static long oom_kills(void)
-{
-	char line[256];
-	long n = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "oom_kill %ld", &n) == 1)
-			break;
-	fclose(f);
-	return n;
-}
-
-static long mem_free_kib(void)
-{
-	char line[256];
-	long kib = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemFree: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
-}
 
 int main(int argc, char **argv)
 {
 	const char *device = "/dev/mem_notify";
 	double step_mib = 8, max_mib = 0, hold = 0, t0;
-	int pause_ms = 10, until_pressure = 0, until_oom = 0, fd = -1, opt;
+	int pause_ms = 10, until_pressure = 0, until_oom = 0, opt;
 	int pressure = 0, oom = 0;
 	long oom_start = -1;
 	double total = 0;
@@ -99,21 +60,21 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (until_pressure) {
-		fd = open(device, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			fprintf(stderr, "mn-hog: cannot open %s: %s\n", device,
-				strerror(errno));
+		errno = 0;
+		if (mn_status(device) < 0) {
+			fprintf(stderr, "mn-hog: cannot read the state of %s: %s\n", device,
+				errno ? strerror(errno) : "end of file");
 			return 1;
 		}
 	}
 
 	if (until_oom)
-		oom_start = oom_kills();
-	t0 = now_ms();
+		oom_start = mn_vmstat("oom_kill");
+	t0 = mn_now_ms();
 	while (!max_mib || total < max_mib) {
 		double step = step_mib;
 		int pause = pause_ms;
-		long free_kib = mem_free_kib();
+		long free_kib = mn_meminfo_kib("MemFree");
 		size_t len;
 		char *p;
 
@@ -134,27 +95,20 @@ int main(int argc, char **argv)
 		memset(p, 0x5a, len);
 		total += step;
 
-		if (until_oom && oom_start >= 0 && oom_kills() > oom_start) {
+		if (until_oom && oom_start >= 0 && mn_vmstat("oom_kill") > oom_start) {
 			oom = 1;
 			break;
 		}
-		if (fd >= 0) {
-			char buf[8];
-			ssize_t n;
-
-			close(fd);
-			fd = open(device, O_RDONLY | O_CLOEXEC);
-			n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
-			if (n >= 1 && buf[0] == '1') {
-				pressure = 1;
-				break;
-			}
+		/* a new file each step: a file returns the state once */
+		if (until_pressure && mn_status(device) == 1) {
+			pressure = 1;
+			break;
 		}
 		if (pause)
 			usleep(pause * 1000);
 	}
 	printf("reached_mib=%.0f pressure=%d oom=%d ms=%.0f\n", total, pressure,
-	       oom, now_ms() - t0);
+	       oom, mn_now_ms() - t0);
 	fflush(stdout);
 	if (hold > 0 && !oom)
 		usleep((useconds_t)(hold * 1e6));

@@ -82,6 +82,12 @@ static int read_state(int fd)
 	return n == 2 && (buf[0] == '0' || buf[0] == '1') && buf[1] == '\n' ? 1 : -1;
 }
 
+static int usage(void)
+{
+	fprintf(stderr, "usage: mn-once [-t SECONDS] [-i IDLE] [-d DEVICE]\n");
+	return 2;
+}
+
 static void die(const char *what)
 {
 	fprintf(stderr, "mn-once: %s: %s\n", what, strerror(errno));
@@ -321,14 +327,11 @@ int main(int argc, char **argv)
 		case 'i': nidle = atoi(optarg); break;
 		case 'd': dev = optarg; break;
 		default:
-			fprintf(stderr, "usage: mn-once [-t SECONDS] [-i IDLE] [-d DEVICE]\n");
-			return 2;
+			return usage();
 		}
 	}
-	if (seconds < 1 || nidle < 0 || optind != argc) {
-		fprintf(stderr, "usage: mn-once [-t SECONDS] [-i IDLE] [-d DEVICE]\n");
-		return 2;
-	}
+	if (seconds < 1 || nidle < 0 || optind != argc)
+		return usage();
 
 	/* the idle files go first: the longest-waiting in the kernel's queue */
 	if (nidle && !(idle = calloc(nidle, sizeof(*idle))))

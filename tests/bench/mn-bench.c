@@ -50,6 +50,25 @@ int mn_status(const char *dev)
 	return buf[0] == '1';
 }
 
+int mn_take(int fd)
+{
+	char buf[8];
+	ssize_t n;
+
+	do
+		n = read(fd, buf, sizeof(buf));
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+	if (n == 0)
+		return 0;
+	if (n != 2 || (buf[0] != '0' && buf[0] != '1') || buf[1] != '\n') {
+		errno = EPROTO;
+		return -1;
+	}
+	return 1;
+}
+
 int mn_wait(int fd, short events, int stopfd)
 {
 	struct pollfd p[2] = { { fd, events, 0 }, { stopfd, POLLIN, 0 } };

@@ -19,9 +19,23 @@ void mn_sleep_ms(double ms);
 int mn_status(const char *dev);
 
 /*
+ * Take the event of a watcher's file of the device: one read(2) into a
+ * buffer of at least 2 bytes (EINTR retried). Call it once after open
+ * (the state after open is not a notification) and once after each
+ * readiness report: a file of the device may stay ready until it is read,
+ * so a watcher that waits again without reading may see the same event
+ * again. Returns 1 when it read the state ("1\n" or "0\n"), 0 on end of
+ * file or EAGAIN (nothing new to read), -1 on any other error (errno set;
+ * EPROTO for a read that is not the state).
+ */
+int mn_take(int fd);
+
+/*
  * Wait until fd has one of EVENTS or stopfd becomes readable (poll(2),
  * EINTR retried). Returns fd's revents, or 0 once stopfd is readable or
  * poll fails: the watcher threads' loop is while ((r = mn_wait(...))).
+ * Level-triggered: for a file of the device, mn_take() it after each
+ * POLLIN before the next mn_wait(), or the same event is reported again.
  */
 int mn_wait(int fd, short events, int stopfd);
 

@@ -9,9 +9,12 @@
  * Opens the device WATCHERS times (default 16), one thread per open file,
  * the threads taking the modes in turn (default poll,epoll,sigio): poll(2),
  * an epoll set of their own, or SIGIO directed at the thread (F_SETOWN_EX
- * F_OWNER_TID) and taken with sigwaitinfo(). A child process drives
- * repeated crossings of the pressure point for SECONDS (default 20; see
- * mn_drive() in mn-bench.c). Nothing else wakes the threads until the end.
+ * F_OWNER_TID) and taken with sigwaitinfo(). Each file is read once after
+ * open and once after each wake-up (mn_take()): the read takes the event,
+ * so a level-triggered wait does not report it again. A child process
+ * drives repeated crossings of the pressure point for SECONDS (default 20;
+ * see mn_drive() in mn-bench.c). Nothing else wakes the threads until the
+ * end.
  *
  * A pressure event is a burst of wake-ups: wake-ups less than GAP_MS
  * (default 100, half the device's rate limit) apart belong to the same
@@ -72,11 +75,18 @@ static void set_ready(struct watcher *w, int error)
 	pthread_mutex_unlock(&lock);
 }
 
-static void got(struct watcher *w)
+/* a wake-up: note its time, then take the event; -1 if the read failed */
+static int got(struct watcher *w)
 {
 	if (w->n < MAX_WAKE)
 		w->t[w->n] = mn_now_ms();
 	w->n++;
+	if (mn_take(w->fd) < 0) {
+		fprintf(stderr, "mn-fanout: watcher %s: read: %s\n",
+			mode_name[w->mode], strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 static void *watch(void *arg)
@@ -89,8 +99,8 @@ static void *watch(void *arg)
 
 		set_ready(w, 0);
 		while ((r = mn_wait(w->fd, POLLIN, stopfd)))
-			if (r & POLLIN)
-				got(w);
+			if ((r & POLLIN) && got(w) < 0)
+				break;
 	} else if (w->mode == M_EPOLL) {
 		struct epoll_event ev = { .events = EPOLLIN }, out[2];
 		int ep = epoll_create1(EPOLL_CLOEXEC), done = 0;
@@ -116,8 +126,8 @@ static void *watch(void *arg)
 			for (int i = 0; i < n; i++) {
 				if (out[i].data.fd == stopfd)
 					done = 1;
-				else
-					got(w);
+				else if (got(w) < 0)
+					done = 1;
 			}
 		}
 		close(ep);
@@ -140,9 +150,8 @@ static void *watch(void *arg)
 
 			if (sig < 0 && errno == EINTR)
 				continue;
-			if (sig < 0 || sig == SIGUSR1)
+			if (sig < 0 || sig == SIGUSR1 || got(w) < 0)
 				break;
-			got(w);
 		}
 	}
 	return NULL;
@@ -331,6 +340,12 @@ int main(int argc, char **argv)
 		w[i].fd = open(device, O_RDONLY | O_CLOEXEC);
 		if (w[i].fd < 0) {
 			fprintf(stderr, "mn-fanout: open %s (#%d): %s\n", device, i,
+				strerror(errno));
+			return 1;
+		}
+		/* the state after open is not a notification */
+		if (mn_take(w[i].fd) < 0) {
+			fprintf(stderr, "mn-fanout: read %s (#%d): %s\n", device, i,
 				strerror(errno));
 			return 1;
 		}

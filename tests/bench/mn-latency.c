@@ -30,7 +30,9 @@
  * bracket (its width) is printed too.
  *
  * Watchers, all running during the same rounds:
- *   mem_notify   one thread polling one open file of the device
+ *   mem_notify   one thread polling one open file of the device, reading
+ *                it once after open and once after each wake-up (the read
+ *                takes the event: poll would report it again otherwise)
  *   psi-root     a PSI trigger ROOT_TRIGGER (default "some 50000 500000")
  *                on /proc/pressure/memory, polled for POLLPRI
  *   psi-user     the same with USER_TRIGGER (default "some 100000 2000000",
@@ -115,9 +117,18 @@ static void *mn_watcher(void *arg)
 {
 	int fd = *(int *)arg, r;
 
-	while ((r = mn_wait(fd, POLLIN, stopfd)))
-		if (r & POLLIN)
-			record(SRC_MN, mn_now_ms());
+	while ((r = mn_wait(fd, POLLIN, stopfd))) {
+		if (!(r & POLLIN))
+			continue;
+		record(SRC_MN, mn_now_ms());
+		/* take the event before waiting again: one wake-up per event */
+		if (mn_take(fd) < 0) {
+			pthread_mutex_lock(&lock);
+			snprintf(src_error[SRC_MN], 128, "read: %s", strerror(errno));
+			pthread_mutex_unlock(&lock);
+			break;
+		}
+	}
 	return NULL;
 }
 
@@ -302,6 +313,11 @@ int main(int argc, char **argv)
 	mnfd = open(device, O_RDONLY | O_CLOEXEC);
 	if (!obs || stopfd < 0 || mnfd < 0) {
 		fprintf(stderr, "mn-latency: cannot open %s: %s\n", device, strerror(errno));
+		return 1;
+	}
+	/* the state after open is not a notification */
+	if (mn_take(mnfd) < 0) {
+		fprintf(stderr, "mn-latency: cannot read %s: %s\n", device, strerror(errno));
 		return 1;
 	}
 	start_user_watcher(user_trigger, uid);	/* before any thread */

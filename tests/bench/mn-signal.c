@@ -7,7 +7,9 @@
  *       Run every watcher at once and print one line per event,
  *       "ev T WATCHER AVAIL_KIB" (T: seconds since boot, CLOCK_BOOTTIME, as
  *       /proc/uptime), until killed. Watchers:
- *         notify        /dev/mem_notify, EPOLLIN (if the device exists)
+ *         notify        /dev/mem_notify, EPOLLIN (if the device exists);
+ *                       read once after open and once per event (the
+ *                       read takes the event)
  *         glib-low      PSI trigger "some 70000 2000000"   (GLib 2.86, low)
  *         glib-medium   PSI trigger "some 100000 2000000"  (GLib, medium)
  *         glib-critical PSI trigger "full 100000 2000000"  (GLib, critical)
@@ -116,6 +118,25 @@ static struct watcher *find_watcher(const char *name)
 	return NULL;
 }
 
+/*
+ * /dev/mem_notify: take the event with one read (the state, or end of file).
+ * The file stays ready until it is read, so every event and the state
+ * after open are read before the next wait.
+ */
+static void notify_take(struct watcher *w)
+{
+	char buf[8];
+	ssize_t n;
+
+	do
+		n = read(w->fd, buf, sizeof(buf));
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno != EAGAIN) {
+		fprintf(stderr, "mn-signal: %s: read: %s\n", w->name, strerror(errno));
+		exit(1);
+	}
+}
+
 /* Open WATCHER's fd and add it to EP; 0, or -1 when it cannot watch here. */
 static int watcher_open(struct watcher *w, int ep)
 {
@@ -128,6 +149,9 @@ static int watcher_open(struct watcher *w, int ep)
 	if (w->kind == NOTIFY) {
 		w->fd = open("/dev/mem_notify", O_RDONLY);
 		ev.events = EPOLLIN;
+		/* the state after open is not an event */
+		if (w->fd >= 0)
+			notify_take(w);
 	} else {
 		w->fd = open("/proc/pressure/memory", O_RDWR | O_NONBLOCK);
 		if (w->fd >= 0 &&
@@ -207,8 +231,12 @@ static struct watcher *wait_event(int ep, struct watcher **set, int n,
 			exit(1);
 		}
 		if (r == 1) {
+			struct watcher *w = ev.data.ptr;
+
 			*avail = meminfo_kib("MemAvailable");
-			return ev.data.ptr;
+			if (w->kind == NOTIFY)
+				notify_take(w);
+			return w;
 		}
 	}
 }

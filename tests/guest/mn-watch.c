@@ -5,7 +5,10 @@
  *                 [-d DEVICE] [-q]
  *
  * Opens the device FILES times (default 1) and waits for notifications with
- * the given method for SECONDS (default 10). Prints one line per event,
+ * the given method for SECONDS (default 10). Each file is read once after
+ * open and once after each event it reports (with sigio, every file once
+ * after the signals): the read takes the event, so that a level-triggered
+ * wait does not report it again. Prints one line per event,
  * "event <ms since start> <file index>", unless -q, and at the end
  * "events=<total> files_woken=<files that got at least one event>".
  *
@@ -39,6 +42,22 @@ static void on_sigio(int sig)
 {
 	(void)sig;
 	sigio_count++;
+}
+
+/* take a file's event (or its state after open): one read; -1 on error */
+static int take(int fd)
+{
+	char buf[8];
+	ssize_t n;
+
+	do
+		n = read(fd, buf, sizeof(buf));
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno != EAGAIN) {
+		perror("mn-watch: read");
+		return -1;
+	}
+	return 0;
 }
 
 static void usage(void)
@@ -89,6 +108,9 @@ int main(int argc, char **argv)
 				strerror(errno));
 			return 1;
 		}
+		/* the state after open is not an event */
+		if (take(fds[i]) < 0)
+			return 1;
 	}
 
 	t0 = now_ms();
@@ -98,6 +120,7 @@ int main(int argc, char **argv)
 
 	if (!strcmp(mode, "sigio")) {
 		struct sigaction sa = { .sa_handler = on_sigio };
+		int seen = 0;	/* signals counted so far */
 
 		sigaction(SIGIO, &sa, NULL);
 		for (i = 0; i < nfiles; i++) {
@@ -109,14 +132,18 @@ int main(int argc, char **argv)
 			}
 		}
 		while (now_ms() < deadline) {
-			int seen = sigio_count;
-
 			usleep(10000);
+			if (seen == sigio_count)
+				continue;
 			for (; seen < sigio_count; seen++) {
 				total++;
 				if (!quiet)
 					printf("event %.0f sigio\n", now_ms() - t0);
 			}
+			/* SIGIO does not say which file: read them all */
+			for (i = 0; i < nfiles; i++)
+				if (take(fds[i]) < 0)
+					return 1;
 		}
 		woken = total ? 1 : 0;
 	} else if (!strcmp(mode, "epoll")) {
@@ -153,6 +180,8 @@ int main(int argc, char **argv)
 				total++;
 				if (!quiet)
 					printf("event %.0f %d\n", now_ms() - t0, idx);
+				if (take(fds[idx]) < 0)
+					return 1;
 			}
 			fflush(stdout);
 		}
@@ -201,6 +230,8 @@ int main(int argc, char **argv)
 				total++;
 				if (!quiet)
 					printf("event %.0f %d\n", now_ms() - t0, i);
+				if (take(fds[i]) < 0)
+					return 1;
 			}
 			fflush(stdout);
 		}

@@ -14,7 +14,10 @@
  * removing it from an epoll set, and closing it while it is still in that
  * set. Two more threads block in epoll_wait() on that set and one in
  * poll() on a snapshot of all the descriptors (closed ones come back as
- * POLLNVAL), and SIGIO is caught and counted.
+ * POLLNVAL), and SIGIO is caught and counted. Every POLLIN, of the workers'
+ * polls and of these threads, is followed by one read of that slot's file,
+ * which takes the event: a file stays ready until it is read, and the
+ * level-triggered waiters would otherwise spin on it.
  *
  * Unless -P, a child process drives repeated crossings of the pressure
  * point (mn_drive(), see tests/bench/mn-bench.c, freeing FREE_MIB, default
@@ -76,6 +79,37 @@ static pid_t gettid_(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
+/*
+ * Take the event of @slot's file @fd after a readiness report: one read.
+ * The state, end of file (the workers' reads took it meanwhile; /dev/null)
+ * and EAGAIN are all fine. The caller holds the slot's lock.
+ */
+static void read_event(int slot, int fd)
+{
+	char buf[4];
+	ssize_t n;
+
+	do
+		n = read(fd, buf, 2);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 ? errno != EAGAIN :
+	    n != 0 && (n != 2 || (buf[0] != '0' && buf[0] != '1') || buf[1] != '\n'))
+		error("read after POLLIN", slot, n < 0 ? errno : EPROTO);
+}
+
+/*
+ * The same for the waiter threads, under the slot's lock: for the fd the
+ * report was for (@fd), skipped when the slot has another fd by now (the
+ * reported file is closed), or (@fd -1) for whatever file the slot has now.
+ */
+static void take(int slot, int fd)
+{
+	pthread_mutex_lock(&slot_lock[slot]);
+	if (fd < 0 || fds[slot] == fd)
+		read_event(slot, fds[slot]);
+	pthread_mutex_unlock(&slot_lock[slot]);
+}
+
 static void one_op(int slot, unsigned int *seed)
 {
 	int fd = fds[slot], r, fl;
@@ -123,14 +157,16 @@ static void one_op(int slot, unsigned int *seed)
 		atomic_fetch_add(&n_owner, 1);
 		break;
 	}
-	case 5: { /* poll without waiting: consumes a pending event */
+	case 5: { /* poll without waiting; a report's event is taken by a read */
 		struct pollfd p = { fd, POLLIN, 0 };
 
 		r = poll(&p, 1, 0);
 		if (r < 0 || (r == 1 && !(p.revents & POLLIN)))
 			error("poll", slot, r < 0 ? errno : EPROTO);
-		if (r == 1)
+		if (r == 1) {
 			atomic_fetch_add(&n_pollin, 1);
+			read_event(slot, fd);
+		}
 		atomic_fetch_add(&n_poll, 1);
 		break;
 	}
@@ -217,6 +253,9 @@ static void *epoll_waiter(void *arg)
 			error("epoll_wait", -1, errno);
 		if (n > 0)
 			atomic_fetch_add(&n_epev, n);
+		/* level-triggered: take each event, or it is reported again */
+		for (int i = 0; i < n; i++)
+			take((int)ev[i].data.u32, -1);
 	}
 	return NULL;
 }
@@ -235,9 +274,13 @@ static void *poller(void *arg)
 		n = poll(p, nfiles, 100);
 		if (n < 0 && errno != EINTR)
 			error("poll (all)", -1, errno);
-		for (i = 0; n > 0 && i < nfiles; i++)
-			if (p[i].revents & POLLIN)
-				atomic_fetch_add(&n_pollin, 1);
+		for (i = 0; n > 0 && i < nfiles; i++) {
+			if (!(p[i].revents & POLLIN))
+				continue;
+			atomic_fetch_add(&n_pollin, 1);
+			/* take the event before the next poll */
+			take(i, p[i].fd);
+		}
 	}
 	free(p);
 	return NULL;

@@ -5,14 +5,16 @@
  * Usage: mn-once [-t SECONDS] [-i IDLE] [-d DEVICE]
  *
  * Opens DEVICE (default /dev/mem_notify) once per interface: select, poll,
- * epoll level-triggered, epoll edge-triggered, io_uring IORING_OP_POLL_ADD
- * and aio IOCB_CMD_POLL (raw system calls: no liburing, no libaio). Every
- * file asks for a queued real-time signal of its own per notification
- * (O_ASYNC, F_SETOWN, F_SETSIG SIGRTMIN+i): the kernel sends one with each
- * notification of that file, so the signals count the notifications. One
- * thread per interface waits for readiness, counts each report and re-arms,
- * for SECONDS (default 20); the signals stay blocked and are counted at the
- * end. After each report the thread reads the file twice: the first read
+ * epoll level-triggered, epoll edge-triggered, an epoll set nested in
+ * another (the outer set reports, then the inner one is asked without
+ * waiting, as sd-event inside a GLib loop does), io_uring
+ * IORING_OP_POLL_ADD and aio IOCB_CMD_POLL (raw system calls: no liburing,
+ * no libaio). Every file asks for a queued real-time signal of its own per
+ * notification (O_ASYNC, F_SETOWN, F_SETSIG SIGRTMIN+i): the kernel sends
+ * one with each notification of that file, so the signals count the
+ * notifications. One thread per interface waits for readiness, counts each
+ * report and re-arms, for SECONDS (default 20); the signals stay blocked
+ * and are counted at the end. After each report the thread reads the file twice: the first read
  * must return the state ("0\n" or "1\n"), the second end of file (the
  * state is read once per notification). Make memory pressure meanwhile
  * (mn-hog), and let it end before the time is up.
@@ -53,10 +55,11 @@
 
 #define WAIT_MS 200
 
-enum iface { SELECT, POLL, EPOLL_LT, EPOLL_ET, URING, AIO, NR_IFACES };
+enum iface { SELECT, POLL, EPOLL_LT, EPOLL_ET, EPOLL_NESTED, URING, AIO, NR_IFACES };
 
 static const char *const iface_name[NR_IFACES] = {
 	"select", "poll", "epoll (level-triggered)", "epoll (edge-triggered)",
+	"epoll nested in epoll",
 	"io_uring POLL_ADD", "aio IOCB_CMD_POLL",
 };
 
@@ -244,16 +247,24 @@ static void *watch(void *arg)
 	aio_context_t ctx = 0;
 	struct iocb cb;
 	struct ring r = { .fd = -1 };
-	int ep = -1, armed = 0, last = 0, n;
+	int ep = -1, outer = -1, armed = 0, last = 0, n;
 
 	switch (w->iface) {
 	case EPOLL_LT:
 	case EPOLL_ET:
+	case EPOLL_NESTED:
 		ep = epoll_create1(0);
 		if (w->iface == EPOLL_ET)
 			ev.events |= EPOLLET;
 		if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, w->fd, &ev) < 0)
 			w->error = "epoll set-up";
+		if (w->iface != EPOLL_NESTED)
+			break;
+		/* an event loop's epoll inside another's (sd-event in GLib) */
+		outer = epoll_create1(0);
+		ev.events = EPOLLIN;
+		if (outer < 0 || epoll_ctl(outer, EPOLL_CTL_ADD, ep, &ev) < 0)
+			w->error = "nested epoll set-up";
 		break;
 	case URING:
 		if (ring_setup(&r) < 0)
@@ -291,6 +302,16 @@ static void *watch(void *arg)
 		case POLL: n = wait_poll(w->fd, last ? 0 : WAIT_MS); break;
 		case URING: n = ring_wait(&r, last ? 0 : WAIT_MS); break;
 		case AIO: n = aio_wait(ctx, last ? 0 : WAIT_MS); break;
+		case EPOLL_NESTED:
+			/*
+			 * The outer set reports the inner one readable, then
+			 * the inner loop looks without waiting (as
+			 * sd_event_wait() does): only that look counts.
+			 */
+			n = wait_epoll(outer, last ? 0 : WAIT_MS);
+			if (n > 0)
+				n = wait_epoll(ep, 0);
+			break;
 		default: n = wait_epoll(ep, last ? 0 : WAIT_MS); break;
 		}
 		if (n < 0 && errno != EINTR) {
@@ -299,6 +320,11 @@ static void *watch(void *arg)
 		}
 		if (n > 0) {
 			w->reports++;
+			/*
+			 * The reads come before the next wait or arm: a file
+			 * that stays ready until read would report this
+			 * notification again otherwise.
+			 */
 			if (read_state(w->fd) != 1 || read_state(w->fd) != 0)
 				w->bad_reads++;
 			armed = 0;

@@ -464,6 +464,42 @@ mn_vm_initramfs() {
 	return $ok
 }
 
+# mn_vm_initramfs_check NAME INIT KERNEL PROG...: the test points of a
+# busybox guest whose /init (INIT) runs its checks with the static guest
+# programs PROG (names in $builddir/tests/guest): builds the initramfs and
+# the scratch disk, boots KERNEL (the cached guest kernel when empty) with
+# 512 MiB and 2 vCPUs under $MEMNOTIFY_VM_TIMEOUT (default 600 s), relays
+# the guest's TAP and checks its kernel log. Ends the test (mn_tap_done).
+# Results in $builddir/results/NAME/.
+mn_vm_initramfs_check() {
+	local name=$1 init=$2 kernel=$3 out log p rc=0 progs=()
+	shift 3
+	out=$builddir/results/$name
+	log=$out/serial.log
+	rm -rf "$out"
+	mkdir -p "$out"
+	[ -n "$kernel" ] || kernel=$("$MN_TOP/kernel/build.sh" --print-image --variant guest) || kernel=
+	[ -n "$kernel" ] && [ -r "$kernel" ]
+	mn_tap $? "guest kernel is built" || mn_tap_done
+	for p in "$@"; do progs+=("$builddir/tests/guest/$p"); done
+	mn_vm_initramfs "$out/initramfs.cpio.gz" "$init" "${progs[@]}"
+	mn_tap $? "initramfs is built (static busybox, $*)" || mn_tap_done
+	mn_vm_scratch_disk "$out/scratch.img"
+	mn_vm_run --name "$name" --kernel "$kernel" --initrd "$out/initramfs.cpio.gz" \
+		--disk-ro "$out/scratch.img" --log "$log" --mem 512M --smp 2 \
+		--timeout "${MEMNOTIFY_VM_TIMEOUT:-600}" --up 'MN-BEGIN' \
+		--append "rdinit=/init loglevel=5" || rc=$?
+	grep -q 'MN-BEGIN' "$log"
+	if ! mn_tap $? "guest booted and ran its checks"; then
+		mn_vm_tail "$log"
+		mn_tap_done
+	fi
+	grep -a '^MN-INFO: ' "$log" | tr -d '\r' | sed 's/^MN-INFO: /# /'
+	mn_vm_relay_tap "$log" "$rc"
+	mn_vm_check_kernel_log "kernel log has no oops, BUG, WARNING or panic" "$log"
+	mn_tap_done
+}
+
 mn_vm_scratch_disk() {
 	local out=$1 tree
 	tree=$(mktemp -d)

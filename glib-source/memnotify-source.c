@@ -43,8 +43,9 @@
 #include <glib-object.h>
 #include <unistd.h>
 
-/* Why g_source_add_poll() and not g_source_add_unix_fd(): the device
- * (and a PSI trigger) consumes an event in the poll() that reports it.
+/* Why g_source_add_poll() and not g_source_add_unix_fd(): a PSI trigger
+ * (and the device of the 2026-12-04 kernel series) consumes an event in
+ * the poll() that reports it; the device now stays readable until read.
  * When a higher-priority source is dispatched in the same iteration,
  * GLib stores our revents but does not call our check(); the next poll
  * would not report the event again. With our own GPollFDs we can pick up

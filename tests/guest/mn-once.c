@@ -28,6 +28,8 @@
  * for N notifications", ok when R == N, N >= 1 and every read was right.
  * R > N is a duplicate (a stale event reported again), R < N a lost event.
  * With -i, one more point: "idle files notified: K of IDLE", ok when K == 0.
+ * Last point: /proc/vmstat's mem_notify_wakeups grew by the notifications
+ * counted, mem_notify_events by at least one (at most 100 wake-ups each).
  *
  * Exit status: 0 all points passed, 1 a point failed, 2 bad usage or a set-up
  * error (device, io_uring, aio).
@@ -83,6 +85,43 @@ static int read_state(int fd)
 	if (n == 0)
 		return 0;
 	return n == 2 && (buf[0] == '0' || buf[0] == '1') && buf[1] == '\n' ? 1 : -1;
+}
+
+/* a field of /proc/vmstat, or -1 */
+static long vmstat(const char *name)
+{
+	char key[64];
+	long val, found = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", key, &val) == 2)
+		if (!strcmp(key, name))
+			found = val;
+	fclose(f);
+	return found;
+}
+
+/*
+ * One test point: /proc/vmstat's mem_notify_wakeups grew by exactly the
+ * notifications the watchers' files got (nothing else here waits on the
+ * device), mem_notify_events by at least 1, and no event woke more than
+ * 100 files.
+ */
+static int check_vmstat(int point, long ev0, long wk0, const long *notes)
+{
+	long ev = vmstat("mem_notify_events"), wk = vmstat("mem_notify_wakeups");
+	long sum = 0;
+	int i, ok;
+
+	for (i = 0; i < NR_IFACES; i++)
+		sum += notes[i];
+	ok = ev0 >= 0 && wk0 >= 0 && ev >= 0 && wk >= 0 && wk - wk0 == sum &&
+	     ev - ev0 >= 1 && wk - wk0 <= 100 * (ev - ev0);
+	printf("%sok %d - /proc/vmstat: mem_notify_wakeups +%ld for %ld notifications, mem_notify_events +%ld\n",
+	       ok ? "" : "not ", point, wk - wk0, sum, ev - ev0);
+	return !ok;
 }
 
 static int usage(void)
@@ -343,7 +382,7 @@ int main(int argc, char **argv)
 	const char *dev = "/dev/mem_notify";
 	struct timespec zero = { 0, 0 };
 	int seconds = 20, nidle = 0, opt, i, failed = 0, *idle = NULL;
-	long idle_notified = 0;
+	long idle_notified = 0, ev0, wk0;
 	siginfo_t si;
 	sigset_t rt;
 
@@ -359,6 +398,8 @@ int main(int argc, char **argv)
 	if (seconds < 1 || nidle < 0 || optind != argc)
 		return usage();
 
+	ev0 = vmstat("mem_notify_events");
+	wk0 = vmstat("mem_notify_wakeups");
 	/* the idle files go first: the longest-waiting in the kernel's queue */
 	if (nidle && !(idle = calloc(nidle, sizeof(*idle))))
 		die("calloc");
@@ -431,6 +472,7 @@ int main(int argc, char **argv)
 		       idle_notified ? "not " : "", NR_IFACES + 1, idle_notified, nidle);
 		failed |= idle_notified != 0;
 	}
-	printf("1..%d\n", NR_IFACES + !!nidle);
+	failed |= check_vmstat(NR_IFACES + !!nidle + 1, ev0, wk0, notes);
+	printf("1..%d\n", NR_IFACES + !!nidle + 1);
 	return failed;
 }

@@ -45,6 +45,10 @@ mn_tap $? "guest kernel is built ($variant)" || mn_tap_done
 
 progs=()
 for p in mn-watch mn-hog mn-badinput; do progs+=("$builddir/tests/guest/$p"); done
+# the series' kselftest, built by kernel/build.sh beside bzImage
+selftest=$(dirname "$kernel")/mem_notify-selftest
+[ -x "$selftest" ]
+mn_tap $? "the kernel's kselftest is beside it ($selftest)" && progs+=("$selftest")
 mn_vm_initramfs "$out/initramfs.cpio.gz" "$srcdir/tests/vm/initramfs/init" "${progs[@]}"
 mn_tap $? "initramfs is built (static busybox and tests/guest programs)" || mn_tap_done
 
@@ -62,15 +66,4 @@ mn_vm_run --name boot-smoke --kernel "$kernel" --initrd "$out/initramfs.cpio.gz"
 	--up 'MN-BEGIN' --append "rdinit=/init loglevel=5" || rc=$?
 echo "# QEMU ended with $rc after ${MN_VM_SECONDS:-?}s (${MN_VM_ACCEL:-?}), guest up after ${MN_VM_UP_SECONDS:-never}s"
 
-grep -q 'MN-BEGIN' "$log"
-if ! mn_tap $? "guest booted and ran its checks"; then
-	mn_vm_tail "$log"
-	mn_tap_done
-fi
-grep -a '^MN-INFO: ' "$log" | tr -d '\r' | sed 's/^MN-INFO: /# /'
-mn_vm_relay_tap "$log" "$rc"
-
-# loglevel=5: the console shows KERN_WARNING and worse (WARN()'s "WARNING:
-# CPU:" lines) but not the informational lines that would break up ours.
-mn_vm_check_kernel_log "kernel log has no oops, BUG, WARNING or panic" "$log"
-mn_tap_done
+mn_vm_guest_results "$log" "$rc"

@@ -464,16 +464,25 @@ mn_vm_initramfs() {
 	return $ok
 }
 
-# mn_vm_initramfs_check NAME INIT KERNEL PROG...: the test points of a
-# busybox guest whose /init (INIT) runs its checks with the static guest
-# programs PROG (names in $builddir/tests/guest): builds the initramfs and
-# the scratch disk, boots KERNEL (the cached guest kernel when empty) with
-# 512 MiB and 2 vCPUs under $MEMNOTIFY_VM_TIMEOUT (default 600 s), relays
-# the guest's TAP and checks its kernel log. Ends the test (mn_tap_done).
-# Results in $builddir/results/NAME/.
+# mn_vm_initramfs_check NAME INIT "PROG..." [--kernel BZIMAGE | -h]: the
+# whole of a test script (its arguments follow PROG...) whose busybox
+# guest's /init (INIT) runs its checks with the static guest programs PROG
+# (names in $builddir/tests/guest): builds the initramfs and the scratch
+# disk, boots BZIMAGE (the cached guest kernel by default) with 512 MiB and
+# 2 vCPUs under $MEMNOTIFY_VM_TIMEOUT (default 600 s), relays the guest's
+# TAP and checks its kernel log. -h prints the script's header comment.
+# Exits: 0 all points passed, 1 one failed, 2 bad usage. Results in
+# $builddir/results/NAME/.
 mn_vm_initramfs_check() {
-	local name=$1 init=$2 kernel=$3 out log p rc=0 progs=()
+	local name=$1 init=$2 kernel= out log p rc=0 progs=()
+	read -ra progs <<<"$3"
 	shift 3
+	case ${1:-} in
+	'') ;;
+	--kernel) kernel=${2:?--kernel needs a bzImage} ;;
+	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) echo "usage: $0 [--kernel BZIMAGE]" >&2; exit 2 ;;
+	esac
 	out=$builddir/results/$name
 	log=$out/serial.log
 	rm -rf "$out"
@@ -481,14 +490,24 @@ mn_vm_initramfs_check() {
 	[ -n "$kernel" ] || kernel=$("$MN_TOP/kernel/build.sh" --print-image --variant guest) || kernel=
 	[ -n "$kernel" ] && [ -r "$kernel" ]
 	mn_tap $? "guest kernel is built" || mn_tap_done
-	for p in "$@"; do progs+=("$builddir/tests/guest/$p"); done
-	mn_vm_initramfs "$out/initramfs.cpio.gz" "$init" "${progs[@]}"
-	mn_tap $? "initramfs is built (static busybox, $*)" || mn_tap_done
+	mn_vm_initramfs "$out/initramfs.cpio.gz" "$init" "${progs[@]/#/$builddir/tests/guest/}"
+	mn_tap $? "initramfs is built (static busybox, ${progs[*]})" || mn_tap_done
 	mn_vm_scratch_disk "$out/scratch.img"
 	mn_vm_run --name "$name" --kernel "$kernel" --initrd "$out/initramfs.cpio.gz" \
 		--disk-ro "$out/scratch.img" --log "$log" --mem 512M --smp 2 \
 		--timeout "${MEMNOTIFY_VM_TIMEOUT:-600}" --up 'MN-BEGIN' \
 		--append "rdinit=/init loglevel=5" || rc=$?
+	mn_vm_guest_results "$log" "$rc"
+}
+
+# mn_vm_guest_results LOG RC: the last points of a busybox guest's test,
+# from its serial log LOG and QEMU's exit status RC: the guest booted (it
+# printed MN-BEGIN), its MN-INFO lines as comments, its TAP relayed with
+# the plan and power-off checked, and no oops, BUG, WARNING or panic in the
+# kernel log (loglevel=5 lets KERN_WARNING reach the console). Ends the
+# test (mn_tap_done).
+mn_vm_guest_results() {
+	local log=$1 rc=$2
 	grep -q 'MN-BEGIN' "$log"
 	if ! mn_tap $? "guest booted and ran its checks"; then
 		mn_vm_tail "$log"

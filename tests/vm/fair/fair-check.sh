@@ -20,11 +20,4 @@ srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../../.." && pwd)}
 builddir=${top_builddir:-$srcdir/_build}
 . "$srcdir/tests/vm/lib.sh"
 
-kernel=
-case ${1:-} in
-'') ;;
---kernel) kernel=${2:?--kernel needs a bzImage} ;;
--h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-*) echo "usage: $0 [--kernel BZIMAGE]" >&2; exit 2 ;;
-esac
-mn_vm_initramfs_check fair "$srcdir/tests/vm/fair/init" "$kernel" mn-fair mn-hog
+mn_vm_initramfs_check fair "$srcdir/tests/vm/fair/init" "mn-fair mn-hog" "$@"

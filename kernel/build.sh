@@ -11,6 +11,10 @@
 #   wakeall  as guest, plus kernel/bench/wake-all.patch and wakeall.config:
 #          every event wakes every watcher (fan-out benchmark only)
 #
+# Beside bzImage: .config, System.map, the build log and, when the series
+# has it, mem_notify-selftest (tools/testing/selftests/vm/mem_notify.c,
+# linked statically for the busybox guests).
+#
 # The result lives in $MEMNOTIFY_CACHE/kernel/<variant>-<hash>/ where <hash>
 # covers the source package version, the patches, the config fragments and
 # this script (the recipe), so an unchanged rebuild returns at once. With
@@ -137,6 +141,14 @@ fi
 
 mkdir -p "$out.tmp"
 cp "$obj/arch/x86/boot/bzImage" "$obj/.config" "$obj/System.map" "$log" "$out.tmp/"
+# the series' kselftest, static, beside the kernel it tests (boot-smoke.sh
+# runs it in the guest)
+selftest=$src/tools/testing/selftests/vm/mem_notify.c
+if [ -f "$selftest" ]; then
+	mn_log "kernel ($variant): building the kselftest $(basename "$selftest")"
+	gcc -static -O2 -Wall -I"$src/tools/testing/selftests" -o "$out.tmp/mem_notify-selftest" \
+		"$selftest" >>"$log" 2>&1 || { tail -20 "$log" >&2; mn_die "the kselftest does not build"; }
+fi
 rm -rf "$out"
 mv "$out.tmp" "$out"
 rm -rf "$work"

@@ -32,6 +32,8 @@ fake_build=$tmp/build
 mkdir -p "$fake_build/tests"
 ln -s "$builddir/tests/guest" "$fake_build/tests/guest"
 : >"$tmp/bzImage"
+# boot-smoke wants the kernel's kselftest beside bzImage: any static program
+cp "$builddir/tests/guest/mn-badinput" "$tmp/mem_notify-selftest"
 
 # expect WANT DESC CMD...: run CMD (output in $tmp/out); one result: ok if
 # it exited 0 and WANT is pass, or non-zero and WANT is fail

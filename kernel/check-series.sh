@@ -11,10 +11,11 @@
 #   - W=1 and sparse (make C=2) on the files the series touches: no warning
 #     that the same files do not give without the series (compared without
 #     line numbers; the base is checked before the first patch);
-#   - the guest configuration with CONFIG_MEM_NOTIFY=n, and ARCH=i386
-#     (tinyconfig + kvm_guest.config + guest.config): the touched files
-#     compile without warnings (objects only, not vmlinux: a missing =n stub
-#     is an implicit declaration, which the kernel's flags make an error).
+#   - the guest configuration with CONFIG_MEM_NOTIFY=n, with CONFIG_KUNIT=y
+#     and the series' KUnit tests, and ARCH=i386 (tinyconfig +
+#     kvm_guest.config + guest.config): the touched files compile without
+#     warnings (objects only, not vmlinux: a missing =n stub is an implicit
+#     declaration, which the kernel's flags make an error).
 # Prints TAP, one line per patch and check. Takes about 15 minutes on 2
 # cores; with --no-build only checkpatch runs.
 #
@@ -102,7 +103,7 @@ if [ $build = 1 ]; then
 	checked "$obj" "$work/base-checks.log" "${objs[@]}" >"$work/base-checks.txt"
 fi
 
-echo "1..$(( ${#patches[@]} * (1 + build) + 4 * build ))"
+echo "1..$(( ${#patches[@]} * (1 + build) + 6 * build ))"
 n=0 fails=0
 for p in "${patches[@]}"; do
 	name=$(basename "$p" .patch)
@@ -162,6 +163,16 @@ if [ $build = 1 ]; then
 	mapfile -t objs_n < <(touched | grep -v '^mm/mem_notify.o$')
 	objects_build x86_64 "$work/obj-n" "CONFIG_MEM_NOTIFY=n" "${objs_n[@]}"
 
+	mn_log "CONFIG_KUNIT=y"
+	mkdir -p "$work/obj-kunit"
+	cp "$obj/.config" "$work/obj-kunit/.config"
+	"$src/scripts/config" --file "$work/obj-kunit/.config" -e KUNIT -e MEM_NOTIFY_KUNIT_TEST
+	make -C "$src" O="$work/obj-kunit" ARCH=x86_64 olddefconfig >>"$work/config.log" 2>&1
+	n=$((n + 1))
+	grep -q '^CONFIG_MEM_NOTIFY_KUNIT_TEST=y' "$work/obj-kunit/.config"
+	tap $? "CONFIG_MEM_NOTIFY_KUNIT_TEST=y is taken"
+	objects_build x86_64 "$work/obj-kunit" "KUnit" W=1 mm/mem_notify.o
+
 	mn_log "ARCH=i386"
 	if configure i386 "$work/obj-i386" "$MN_TOP/kernel/guest.config"; then
 		objects_build i386 "$work/obj-i386" "ARCH=i386" "${objs[@]}"
@@ -169,5 +180,5 @@ if [ $build = 1 ]; then
 		n=$((n + 1)); tap 1 "ARCH=i386: configuring (see $work/config.log)"
 	fi
 fi
-rm -rf "$obj" "$work/obj-n" "$work/obj-i386"
+rm -rf "$obj" "$work/obj-n" "$work/obj-kunit" "$work/obj-i386"
 [ $fails = 0 ]

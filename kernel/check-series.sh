@@ -53,9 +53,14 @@ configure() {
 	make -C "$src" O="$o" ARCH="$arch" olddefconfig >>"$work/config.log" 2>&1
 }
 
-# touched: the objects of the .c files the series changes
+# touched: the objects of the .c files the series changes that kbuild
+# builds (named in their directory's Makefile: not a file #included by
+# another, such as mm/mem_notify_test.c, nor a selftest under tools/)
 touched() {
-	sed -n 's|^+++ b/\(.*\)\.c$|\1.o|p' "${patches[@]}" | sort -u
+	sed -n 's|^+++ b/\(.*\)\.c$|\1.o|p' "${patches[@]}" | sort -u | while read -r o; do
+		case $o in tools/*) continue ;; esac
+		grep -qw "${o##*/}" "$src/$(dirname "$o")/Makefile" 2>/dev/null && echo "$o"
+	done
 }
 
 # checked OBJ LOG OBJECTS...: W=1 and sparse on OBJECTS; warning lines,

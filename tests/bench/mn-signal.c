@@ -32,6 +32,8 @@
  *
  * Exit status: 0 done, 1 a system call failed, 2 bad usage.
  */
+#include "tests/bench/mn-bench.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -125,13 +127,7 @@ static struct watcher *find_watcher(const char *name)
  */
 static void notify_take(struct watcher *w)
 {
-	char buf[8];
-	ssize_t n;
-
-	do
-		n = read(w->fd, buf, sizeof(buf));
-	while (n < 0 && errno == EINTR);
-	if (n < 0 && errno != EAGAIN) {
+	if (mn_take(w->fd) < 0) {
 		fprintf(stderr, "mn-signal: %s: read: %s\n", w->name, strerror(errno));
 		exit(1);
 	}

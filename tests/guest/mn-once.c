@@ -37,6 +37,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "tests/bench/mn-bench.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/aio_abi.h>
@@ -87,22 +89,6 @@ static int read_state(int fd)
 	return n == 2 && (buf[0] == '0' || buf[0] == '1') && buf[1] == '\n' ? 1 : -1;
 }
 
-/* a field of /proc/vmstat, or -1 */
-static long vmstat(const char *name)
-{
-	char key[64];
-	long val, found = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %ld", key, &val) == 2)
-		if (!strcmp(key, name))
-			found = val;
-	fclose(f);
-	return found;
-}
-
 /*
  * One test point: /proc/vmstat's mem_notify_wakeups grew by exactly the
  * notifications the watchers' files got (nothing else here waits on the
@@ -111,7 +97,7 @@ static long vmstat(const char *name)
  */
 static int check_vmstat(int point, long ev0, long wk0, const long *notes)
 {
-	long ev = vmstat("mem_notify_events"), wk = vmstat("mem_notify_wakeups");
+	long ev = mn_vmstat("mem_notify_events"), wk = mn_vmstat("mem_notify_wakeups");
 	long sum = 0;
 	int i, ok;
 
@@ -398,8 +384,8 @@ int main(int argc, char **argv)
 	if (seconds < 1 || nidle < 0 || optind != argc)
 		return usage();
 
-	ev0 = vmstat("mem_notify_events");
-	wk0 = vmstat("mem_notify_wakeups");
+	ev0 = mn_vmstat("mem_notify_events");
+	wk0 = mn_vmstat("mem_notify_wakeups");
 	/* the idle files go first: the longest-waiting in the kernel's queue */
 	if (nidle && !(idle = calloc(nidle, sizeof(*idle))))
 		die("calloc");

@@ -17,6 +17,9 @@
 #                    (demo-rootfs/install-debs.sh), e.g. the packages of
 #                    scripts/guest-debs.sh (`make stage` leaves them in
 #                    $top_builddir/guest-debs)
+#   --backports      boot a root tree with systemd >= 254 from Debian's
+#                    bookworm-backports (demo-rootfs/backports.sh) instead
+#                    of bookworm's systemd 252
 #   --stage DIR      also copy the tree DIR into the image, e.g. the guest
 #                    test programs of `make stage` (may be repeated)
 #   --out DIR        where the results go (default:
@@ -59,7 +62,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 
 name='' swap='' mglru=0 mem=512M smp=2 kernel=${MEMNOTIFY_VM_KERNEL:-} variant=guest
-stages=() debs='' out='' timeout_s=${MEMNOTIFY_VM_TIMEOUT:-300} append='' console=() prepare=0
+stages=() debs='' backports=0 out='' timeout_s=${MEMNOTIFY_VM_TIMEOUT:-300} append='' console=() prepare=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--swap) swap=${2:-}; shift 2 ;;
@@ -70,6 +73,7 @@ while [ $# -gt 0 ]; do
 	--variant) variant=${2:-}; shift 2 ;;
 	--stage) stages+=("${2:-}"); shift 2 ;;
 	--debs) debs=${2:-}; shift 2 ;;
+	--backports) backports=1; shift ;;
 	--out) out=${2:-}; shift 2 ;;
 	--timeout) timeout_s=${2:-}; shift 2 ;;
 	--append) append="$append ${2:-}"; shift 2 ;;
@@ -130,8 +134,16 @@ for s in "$here"/scenarios/*; do
 	[ -f "$s" ] && install -m 755 "$s" "$ov/usr/lib/memnotify/scenarios/"
 done
 overlay_args=()
+tree_base=()
+if [ $backports = 1 ]; then
+	bp_base=$("$MN_TOP/demo-rootfs/backports.sh" --print-base) ||
+		setup_fail "could not get the guest tree with systemd from bookworm-backports (demo-rootfs/backports.sh failed; see above)"
+	tree_base=(--base "$bp_base")
+	overlay_args+=(--base "$bp_base")
+fi
 if [ ${#deb_files[@]} -gt 0 ]; then
-	debs_base=$("$MN_TOP/demo-rootfs/install-debs.sh" --print-base "${deb_files[@]}") ||
+	overlay_args=()
+	debs_base=$("$MN_TOP/demo-rootfs/install-debs.sh" ${tree_base[@]+"${tree_base[@]}"} --print-base "${deb_files[@]}") ||
 		setup_fail "could not install the packages of $debs in the guest tree (demo-rootfs/install-debs.sh failed; see above)"
 	overlay_args+=(--base "$debs_base")
 fi

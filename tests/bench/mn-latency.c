@@ -18,16 +18,20 @@
  * RAM + free swap - 64 MiB with swap, RAM - 8 MiB without) and, with
  * -p, sleeps PAUSE_MS after each chunk while less than 64 MiB are free.
  *
- * The pressure point of a round is the moment a zone gets marked under
- * pressure (ZONE_MEM_NOTIFY, set by reclaim right before it notifies). User
- * space cannot see that moment exactly, only bracket it: a sampler thread
- * (SCHED_FIFO, every jiffy: 4 ms at HZ=250) and the hog (after every chunk)
- * read the device's status, opening and closing it each time so that they
- * are never watchers themselves. The mark lies after the last "0" read and
- * before both the first "1" read and the first mem_notify wake-up. The
- * round's pressure point T0 is the start of that last "0" read, the earliest
- * the mark can have happened, so the latencies below are upper bounds; the
- * bracket (its width) is printed too.
+ * The pressure point of a round is the moment MemAvailable falls below a
+ * quarter of MemTotal: the device's definition of a shortage (a node's
+ * available memory, as si_mem_available() counts it, below a quarter of its
+ * pages), measured from outside the device. User space cannot see that
+ * moment exactly, only bracket it: a sampler thread (SCHED_FIFO, every
+ * jiffy: 4 ms at HZ=250) and the hog (after every chunk) read
+ * /proc/meminfo and the device's status (opening and closing the device
+ * each time, so that they are never watchers themselves). The crossing lies
+ * after the last read of MemAvailable above the point and before the first
+ * read below it, the first "1" status and the first mem_notify wake-up. The
+ * round's pressure point T0 is the start of that last read above the point,
+ * the earliest the crossing can have happened, so the latencies below are
+ * upper bounds; the bracket (its width) is printed too, and mark_ms, when
+ * the device first read "1" after T0.
  *
  * Watchers, all running during the same rounds:
  *   mem_notify   one thread polling one open file of the device, reading
@@ -79,9 +83,11 @@ static volatile int stop;
 
 #define MAX_OBS 200000
 struct obs {
-	double before, after;	/* around the status read */
+	double before, after;	/* around the reads */
 	int status;
+	long avail_kib;		/* MemAvailable */
 };
+static long point_kib;		/* MemTotal / 4: the pressure point */
 static struct obs *obs;		/* under lock */
 static int nobs;
 static int cur_round = -1;	/* under lock */
@@ -99,13 +105,14 @@ static void record(int src, double t)
 static int observe(void)
 {
 	double before = mn_now_ms();
+	long avail = mn_meminfo_kib("MemAvailable");
 	int st = mn_status(device);
 	double after = mn_now_ms();
 
 	pthread_mutex_lock(&lock);
 	if (cur_round >= 0 && st >= 0) {
-		if (nobs < MAX_OBS)
-			obs[nobs++] = (struct obs){ before, after, st };
+		if (nobs < MAX_OBS && avail >= 0)
+			obs[nobs++] = (struct obs){ before, after, st, avail };
 		if (st == 1 && (!first1[cur_round] || after < first1[cur_round]))
 			first1[cur_round] = after;
 	}
@@ -309,6 +316,11 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	obs = calloc(MAX_OBS, sizeof(*obs));
+	point_kib = mn_meminfo_kib("MemTotal") / 4;
+	if (point_kib <= 0) {
+		fprintf(stderr, "mn-latency: no MemTotal in /proc/meminfo\n");
+		return 1;
+	}
 	stopfd = eventfd(0, EFD_CLOEXEC);
 	mnfd = open(device, O_RDONLY | O_CLOEXEC);
 	if (!obs || stopfd < 0 || mnfd < 0) {
@@ -422,7 +434,7 @@ int main(int argc, char **argv)
 
 	/* per round: the pressure point, then each watcher's first wake-up */
 	{
-		double lat[NSRC][MAX_ROUNDS], bracket[MAX_ROUNDS];
+		double lat[NSRC][MAX_ROUNDS], bracket[MAX_ROUNDS], mark[MAX_ROUNDS];
 		int nlat[NSRC] = { 0 }, missed[NSRC] = { 0 }, extra_ev[NSRC] = { 0 };
 		int crossings = 0, k;
 
@@ -445,19 +457,27 @@ int main(int argc, char **argv)
 						first[s] = t;
 				}
 			}
+			/* the first sign that the point was crossed ... */
 			limit = first1[r];
 			if (first[SRC_MN] && first[SRC_MN] < limit)
 				limit = first[SRC_MN];
 			for (k = 0; k < nobs; k++)
-				if (obs[k].status == 0 && obs[k].before >= start[r] &&
+				if (obs[k].avail_kib < point_kib &&
+				    obs[k].before >= start[r] && obs[k].after < limit)
+					limit = obs[k].after;
+			/* ... and the last read before it that was above it */
+			for (k = 0; k < nobs; k++)
+				if (obs[k].avail_kib >= point_kib &&
+				    obs[k].before >= start[r] &&
 				    obs[k].before < limit && obs[k].before > t0)
 					t0 = obs[k].before;
 			if (!t0)
 				t0 = start[r];
+			mark[crossings] = first1[r] - t0;
 			bracket[crossings++] = limit - t0;
 			len = snprintf(line, sizeof(line),
-				       "round %d crossing_ms=%.1f bracket_ms=%.1f", r,
-				       t0 - start[r], limit - t0);
+				       "round %d crossing_ms=%.1f bracket_ms=%.1f mark_ms=%.1f",
+				       r, t0 - start[r], limit - t0, first1[r] - t0);
 			for (s = 0; s < NSRC; s++) {
 				if (src_error[s][0] || (s == SRC_PSI_ROOT && !have_psi)) {
 					len += snprintf(line + len, sizeof(line) - len,
@@ -478,10 +498,11 @@ int main(int argc, char **argv)
 		}
 		{
 			double bmed = mn_percentile(bracket, crossings, 50);	/* sorts */
+			double mmed = mn_percentile(mark, crossings, 50);
 
 			printf("crossings=%d rounds=%d bracket_ms_median=%.1f "
-			       "bracket_ms_max=%.1f\n", crossings, done, bmed,
-			       crossings ? bracket[crossings - 1] : NAN);
+			       "bracket_ms_max=%.1f mark_ms_median=%.1f\n", crossings,
+			       done, bmed, crossings ? bracket[crossings - 1] : NAN, mmed);
 		}
 		for (s = 0; s < NSRC; s++) {
 			double med, p95;

@@ -178,7 +178,7 @@ latency_table() { # latency_table TAG TITLE
 	local tag=$1 l cr s
 	cr=$(lines "$out/guest.log" "$tag" | grep '^crossings=')
 	say "$2"
-	say "   $(val crossings "$cr") crossings; the pressure point is bracketed to a median $(val bracket_ms_median "$cr") ms"
+	say "   $(val crossings "$cr") crossings; the pressure point (MemAvailable below MemTotal/4) is bracketed to a median $(val bracket_ms_median "$cr") ms; the device read 1 a median $(val mark_ms_median "$cr") ms after it"
 	say "   $(printf '%-44s %4s %8s %8s %8s %8s %6s' watcher n median p95 min max missed)"
 	mdsay "| watcher | n | median ms | p95 ms | min ms | max ms | missed |"
 	mdsay "|---|---|---|---|---|---|---|"

@@ -17,9 +17,9 @@
 #                    (demo-rootfs/install-debs.sh), e.g. the packages of
 #                    scripts/guest-debs.sh (`make stage` leaves them in
 #                    $top_builddir/guest-debs)
-#   --backports      boot a root tree with systemd >= 254 from Debian's
-#                    bookworm-backports (demo-rootfs/backports.sh) instead
-#                    of bookworm's systemd 252
+#   --layer LAYER    boot the base tree with the Debian packages of
+#                    demo-rootfs/layers/LAYER (demo-rootfs/apt-layer.sh),
+#                    e.g. systemd-backports (systemd 254 instead of 252)
 #   --stage DIR      also copy the tree DIR into the image, e.g. the guest
 #                    test programs of `make stage` (may be repeated)
 #   --out DIR        where the results go (default:
@@ -62,7 +62,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 
 name='' swap='' mglru=0 mem=512M smp=2 kernel=${MEMNOTIFY_VM_KERNEL:-} variant=guest
-stages=() debs='' backports=0 out='' timeout_s=${MEMNOTIFY_VM_TIMEOUT:-300} append='' console=() prepare=0
+stages=() debs='' layer='' out='' timeout_s=${MEMNOTIFY_VM_TIMEOUT:-300} append='' console=() prepare=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--swap) swap=${2:-}; shift 2 ;;
@@ -73,7 +73,7 @@ while [ $# -gt 0 ]; do
 	--variant) variant=${2:-}; shift 2 ;;
 	--stage) stages+=("${2:-}"); shift 2 ;;
 	--debs) debs=${2:-}; shift 2 ;;
-	--backports) backports=1; shift ;;
+	--layer) layer=${2:-}; shift 2 ;;
 	--out) out=${2:-}; shift 2 ;;
 	--timeout) timeout_s=${2:-}; shift 2 ;;
 	--append) append="$append ${2:-}"; shift 2 ;;
@@ -135,11 +135,11 @@ for s in "$here"/scenarios/*; do
 done
 overlay_args=()
 tree_base=()
-if [ $backports = 1 ]; then
-	bp_base=$("$MN_TOP/demo-rootfs/backports.sh" --print-base) ||
-		setup_fail "could not get the guest tree with systemd from bookworm-backports (demo-rootfs/backports.sh failed; see above)"
-	tree_base=(--base "$bp_base")
-	overlay_args+=(--base "$bp_base")
+if [ -n "$layer" ]; then
+	layer_base=$("$MN_TOP/demo-rootfs/apt-layer.sh" --print-base "$layer") ||
+		setup_fail "could not get the guest tree with layer $layer (demo-rootfs/apt-layer.sh failed; see above)"
+	tree_base=(--base "$layer_base")
+	overlay_args+=(--base "$layer_base")
 fi
 if [ ${#deb_files[@]} -gt 0 ]; then
 	overlay_args=()

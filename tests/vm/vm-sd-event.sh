@@ -3,7 +3,7 @@
 # (systemd-journald, systemd-udevd: sd_event_add_memory_pressure() of
 # systemd >= 254) hear /dev/mem_notify with only a drop-in: runs
 # tests/vm/scenarios/sd-event under QEMU in the guest with systemd from
-# bookworm-backports (run-scenario.sh --backports), once with the drop-ins
+# bookworm-backports (run-scenario.sh --layer systemd-backports), once with the drop-ins
 # (mode=device) and once without them (mode=psi, the control: systemd's
 # default PSI trigger). A TAP test for make check.
 #
@@ -38,7 +38,7 @@ mkdir -p "$out"
 if [ "$(id -u)" -ne 0 ]; then
 	err=$(mktemp)
 	trap 'rm -f "$err"' EXIT
-	if ! "$run" sd-event --backports --variant "$variant" --prepare >/dev/null 2>"$err" &&
+	if ! "$run" sd-event --layer systemd-backports --variant "$variant" --prepare >/dev/null 2>"$err" &&
 		grep -q 'needs root' "$err"; then
 		echo "1..0 # SKIP not root and the backports rootfs is not cached: building it needs root"
 		exit 0
@@ -48,7 +48,7 @@ fi
 [ -x "$stage/usr/lib/memnotify/vm/bin/mn-hog" ]
 mn_tap $? "mn-hog is staged in $stage (run 'make stage')" || mn_tap_done
 for mode in device psi; do
-	mn_tap_run "$mode: " "$run" sd-event --backports --variant "$variant" --stage "$stage" \
+	mn_tap_run "$mode: " "$run" sd-event --layer systemd-backports --variant "$variant" --stage "$stage" \
 		--append "memnotify.mode=$mode" --out "$out/$mode"
 	sed 's/^/'"$mode"': /' "$out/$mode/summary" >>"$out/summary.txt" 2>/dev/null
 done

@@ -16,12 +16,18 @@
 #   control      the same services with notifications turned off.
 #
 # and prints what happened: bytes each app released, how far the hog got and
-# whether the OOM killer fired. Everything built is cached in
+# whether the OOM killer fired. Then it boots the guest twice more with two
+# unchanged GLib programs that use GMemoryMonitor, xdg-desktop-portal and
+# fwupd, under the same kind of pressure: once with memnotify's GIO module
+# installed (its package), once with it removed, and reports what they
+# received (tests/vm/scenarios/gio-clients). Everything built is cached in
 # $MEMNOTIFY_CACHE (default ~/.cache/memnotify); a second run takes about two
 # minutes. Results: results/demo-<mode>/ (serial console, kernel log, app logs).
 #
 # Exit status: 0 the demo showed what it should (no OOM kill while the apps
-# cooperated, an OOM kill without them), 1 it did not or a step failed,
+# cooperated, an OOM kill without them; the GLib programs heard the device
+# through the module, and chose another backend without it), 1 it did not
+# or a step failed,
 # 2 bad usage.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -38,15 +44,15 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-mn_log "step 1/4: the project build and its Debian packages (about 10 minutes the first time)"
+mn_log "step 1/5: the project build and its Debian packages (about 10 minutes the first time)"
 scripts/build-project.sh
 (cd _build && make -s stage)
-mn_log "step 2/4: guest kernel (about 7 minutes the first time)"
+mn_log "step 2/5: guest kernel (about 7 minutes the first time)"
 kernel/build.sh
-mn_log "step 3/4: Debian guest (about 1 minute the first time)"
+mn_log "step 3/5: Debian guest (about 1 minute the first time)"
 demo-rootfs/build.sh >/dev/null
 
-mn_log "step 4/4: the pressure demo in QEMU, cooperating and control"
+mn_log "step 4/5: the pressure demo in QEMU, cooperating and control"
 mkdir -p results || mn_die "cannot create $PWD/results"
 failed_runs=
 for mode in coop control; do
@@ -58,6 +64,18 @@ for mode in coop control; do
 		--append "memnotify.mode=$mode" --timeout "${MEMNOTIFY_VM_TIMEOUT:-600}" \
 		${extra[@]+"${extra[@]}"} >"results/demo-$mode.tap" 2>&1 ||
 		failed_runs="$failed_runs $mode"
+done
+
+mn_log "step 5/5: xdg-desktop-portal and fwupd with and without the GIO module"
+demo-rootfs/apt-layer.sh gio-clients >/dev/null
+for mode in module nomodule; do
+	out=results/demo-gio-$mode
+	rm -rf "$out" "results/demo-gio-$mode.tap"
+	mn_log "running the gio-clients guest ($mode)"
+	tests/vm/run-scenario.sh gio-clients --layer gio-clients --stage _build/stage \
+		--debs _build/guest-debs --out "$out" --append "memnotify.mode=$mode" \
+		--timeout "${MEMNOTIFY_VM_TIMEOUT:-600}" ${extra[@]+"${extra[@]}"} \
+		>"results/demo-gio-$mode.tap" 2>&1 || failed_runs="$failed_runs gio-$mode"
 done
 
 val() { sed -n "s/^$2=//p" "results/demo-$1/summary" 2>/dev/null | tail -n 1; }
@@ -78,16 +96,25 @@ row "browser RSS before -> after" "$(val coop browser_rss_before_kib) -> $(val c
 	"$(val control browser_rss_before_kib) -> $(val control browser_rss_after_kib) KiB"
 row "SQLite RSS before -> after" "$(val coop sqlite_rss_before_kib) -> $(val coop sqlite_rss_after_kib) KiB" \
 	"$(val control sqlite_rss_before_kib) -> $(val control sqlite_rss_after_kib) KiB"
+row "xdg-desktop-portal GMemoryMonitor" "$(val gio-module xdp_backend)" "$(val gio-nomodule xdp_backend) (module removed)"
+row "  LowMemoryWarning on the bus" "$(val gio-module xdp_signals) (levels $(val gio-module xdp_levels)), first $(val gio-module xdp_first_s) s" \
+	"$(val gio-nomodule xdp_signals), first $(val gio-nomodule xdp_first_s) s"
+row "fwupd GMemoryMonitor" "$(val gio-module fwupd_backend)" "$(val gio-nomodule fwupd_backend)"
+row "  fwupd \"OOM event, shutting down\"" "$( [ "$(val gio-module fwupd_oom_line)" = 1 ] && echo "after $(val gio-module fwupd_first_s) s, exit $(val gio-module fwupd_exit)" || echo no)" \
+	"$( [ "$(val gio-nomodule fwupd_oom_line)" = 1 ] && echo yes || echo "no, still running: $(val gio-nomodule fwupd_running_after)")"
 echo
 ok=1
 [ -z "$failed_runs" ] || ok=0
+grep -q '^status=pass' results/demo-gio-module/result 2>/dev/null || ok=0
+grep -q '^status=pass' results/demo-gio-nomodule/result 2>/dev/null || ok=0
 grep -q '^status=pass' results/demo-coop/result 2>/dev/null || ok=0
 grep -q '^status=pass' results/demo-control/result 2>/dev/null || ok=0
 if [ $ok = 1 ]; then
 	echo "verdict: with /dev/mem_notify the apps gave memory back and the OOM killer never fired;"
-	echo "         without it the same load ended in an OOM kill."
+	echo "         without it the same load ended in an OOM kill. Unchanged GLib programs heard"
+	echo "         the device through the GIO module, and chose another backend without it."
 else
-	echo "verdict: the demo did not show the expected outcome${failed_runs:+ (failed:$failed_runs)}; see results/demo-coop.tap,"
-	echo "         results/demo-control.tap and the serial logs in results/demo-*/"
+	echo "verdict: the demo did not show the expected outcome${failed_runs:+ (failed:$failed_runs)}; see results/demo-*.tap"
+	echo "         and the serial logs in results/demo-*/"
 fi
 exit $(( ok == 0 ))

@@ -1,0 +1,57 @@
+#!/bin/bash
+# tests/vm/vm-gio-clients.sh - unchanged GLib programs that use
+# GMemoryMonitor (xdg-desktop-portal, fwupd) hear /dev/mem_notify through the
+# memnotify-gio-module package: runs tests/vm/scenarios/gio-clients under
+# QEMU in the Debian guest with layer gio-clients (run-scenario.sh --layer
+# gio-clients) and the project's packages (--debs), once as installed
+# (mode=module) and once with the module removed (mode=nomodule, the
+# control). A TAP test for make check.
+#
+# Usage: tests/vm/vm-gio-clients.sh [--stage DIR] [--debs DIR]
+#
+#   --stage DIR  the staging tree with mn-hog (default $top_builddir/stage)
+#   --debs DIR   the project's packages (default $top_builddir/guest-debs);
+#                both from `make stage`
+#
+# Skipped (1..0 # SKIP) only when not root and the layer's tree is not
+# cached (building it needs root). Environment as vm-units.sh. Results go to
+# $top_builddir/results/vm-gio-clients/{module,nomodule}/, with summary.txt.
+#
+# Exit status: 0 all points passed, 1 a point failed.
+set -uo pipefail
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+builddir=${top_builddir:-$srcdir}
+. "$srcdir/tests/vm/lib.sh"
+variant=${MEMNOTIFY_VM_VARIANT:-guest}
+run=$srcdir/tests/vm/run-scenario.sh
+stage=$builddir/stage
+debs=$builddir/guest-debs
+while [ $# -gt 0 ]; do
+	case $1 in
+	--stage) stage=${2:?--stage needs a directory}; shift 2 ;;
+	--debs) debs=${2:?--debs needs a directory}; shift 2 ;;
+	*) echo "usage: $0 [--stage DIR] [--debs DIR]" >&2; exit 2 ;;
+	esac
+done
+
+out=$builddir/results/vm-gio-clients
+rm -rf "$out"
+mkdir -p "$out"
+
+if [ "$(id -u)" -ne 0 ]; then
+	err=$(mktemp)
+	trap 'rm -f "$err"' EXIT
+	if ! "$run" gio-clients --layer gio-clients --variant "$variant" --prepare >/dev/null 2>"$err" &&
+		grep -q 'needs root' "$err"; then
+		echo "1..0 # SKIP not root and the gio-clients rootfs layer is not cached: building it needs root"
+		exit 0
+	fi
+fi
+
+mn_vm_guest_inputs "$stage" "$debs" || mn_tap_done
+for mode in module nomodule; do
+	mn_tap_run "$mode: " "$run" gio-clients --layer gio-clients --variant "$variant" --stage "$stage" --debs "$debs" \
+		--append "memnotify.mode=$mode" --out "$out/$mode"
+	sed 's/^/'"$mode"': /' "$out/$mode/summary" >>"$out/summary.txt" 2>/dev/null
+done
+mn_tap_done

@@ -358,6 +358,35 @@ mn_tap_run() {
 	mn_tap $? "${prefix}ran to the end (exit $rc, $got results, plan ${planned:-missing})"
 }
 
+# mn_vm_skip_uncached RUN SCENARIO [ARGS...]: as another user than root,
+# print "1..0 # SKIP" and exit 0 when `RUN SCENARIO ARGS... --prepare`
+# (tests/vm/run-scenario.sh) fails because building the guest's image needs
+# root; as root, or when the image is cached, return.
+mn_vm_skip_uncached() {
+	local err
+	[ "$(id -u)" -ne 0 ] || return 0
+	err=$(mktemp)
+	if ! "$@" --prepare >/dev/null 2>"$err" && grep -q 'needs root' "$err"; then
+		rm -f "$err"
+		echo "1..0 # SKIP not root and the guest image ($2) is not cached: building it needs root"
+		exit 0
+	fi
+	rm -f "$err"
+}
+
+# mn_vm_modes OUT "MODE..." RUN SCENARIO [ARGS...]: run the scenario once
+# per mode (memnotify.mode=MODE on the guest's command line, results in
+# OUT/MODE), relaying each run's TAP with a "MODE: " prefix and adding the
+# guest's summary lines, prefixed the same way, to OUT/summary.txt.
+mn_vm_modes() {
+	local out=$1 modes=$2 mode
+	shift 2
+	for mode in $modes; do
+		mn_tap_run "$mode: " "$@" --append "memnotify.mode=$mode" --out "$out/$mode"
+		sed "s/^/$mode: /" "$out/$mode/summary" >>"$out/summary.txt" 2>/dev/null
+	done
+}
+
 # mn_vm_guest_inputs STAGE DEBS: one test point, true when what `make
 # stage` leaves for the Debian guest is there: the guest programs' staging
 # tree (mn-hog) and the directory of packages to install (.deb files).

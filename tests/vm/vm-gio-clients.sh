@@ -38,20 +38,8 @@ out=$builddir/results/vm-gio-clients
 rm -rf "$out"
 mkdir -p "$out"
 
-if [ "$(id -u)" -ne 0 ]; then
-	err=$(mktemp)
-	trap 'rm -f "$err"' EXIT
-	if ! "$run" gio-clients --layer gio-clients --variant "$variant" --prepare >/dev/null 2>"$err" &&
-		grep -q 'needs root' "$err"; then
-		echo "1..0 # SKIP not root and the gio-clients rootfs layer is not cached: building it needs root"
-		exit 0
-	fi
-fi
+mn_vm_skip_uncached "$run" gio-clients --layer gio-clients --variant "$variant"
 
 mn_vm_guest_inputs "$stage" "$debs" || mn_tap_done
-for mode in module nomodule; do
-	mn_tap_run "$mode: " "$run" gio-clients --layer gio-clients --variant "$variant" --stage "$stage" --debs "$debs" \
-		--append "memnotify.mode=$mode" --out "$out/$mode"
-	sed 's/^/'"$mode"': /' "$out/$mode/summary" >>"$out/summary.txt" 2>/dev/null
-done
+mn_vm_modes "$out" "module nomodule" "$run" gio-clients --layer gio-clients --variant "$variant" --stage "$stage" --debs "$debs"
 mn_tap_done

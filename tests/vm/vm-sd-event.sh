@@ -35,21 +35,9 @@ out=$builddir/results/vm-sd-event
 rm -rf "$out"
 mkdir -p "$out"
 
-if [ "$(id -u)" -ne 0 ]; then
-	err=$(mktemp)
-	trap 'rm -f "$err"' EXIT
-	if ! "$run" sd-event --layer systemd-backports --variant "$variant" --prepare >/dev/null 2>"$err" &&
-		grep -q 'needs root' "$err"; then
-		echo "1..0 # SKIP not root and the backports rootfs is not cached: building it needs root"
-		exit 0
-	fi
-fi
+mn_vm_skip_uncached "$run" sd-event --layer systemd-backports --variant "$variant"
 
 [ -x "$stage/usr/lib/memnotify/vm/bin/mn-hog" ]
 mn_tap $? "mn-hog is staged in $stage (run 'make stage')" || mn_tap_done
-for mode in device psi; do
-	mn_tap_run "$mode: " "$run" sd-event --layer systemd-backports --variant "$variant" --stage "$stage" \
-		--append "memnotify.mode=$mode" --out "$out/$mode"
-	sed 's/^/'"$mode"': /' "$out/$mode/summary" >>"$out/summary.txt" 2>/dev/null
-done
+mn_vm_modes "$out" "device psi" "$run" sd-event --layer systemd-backports --variant "$variant" --stage "$stage"
 mn_tap_done

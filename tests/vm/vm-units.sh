@@ -37,15 +37,7 @@ done
 out=$builddir/results/vm-units
 rm -rf "$out"
 
-if [ "$(id -u)" -ne 0 ]; then
-	err=$(mktemp)
-	trap 'rm -f "$err"' EXIT
-	if ! "$run" units-smoke --variant "$variant" --prepare >/dev/null 2>"$err" &&
-		grep -q 'needs root' "$err"; then
-		echo "1..0 # SKIP not root and the rootfs image is not cached: building it needs root"
-		exit 0
-	fi
-fi
+mn_vm_skip_uncached "$run" units-smoke --variant "$variant"
 
 mn_vm_guest_inputs "$stage" "$debs" || mn_tap_done
 mn_tap_run "" "$run" units-smoke --variant "$variant" --stage "$stage" --debs "$debs" --out "$out"

@@ -21,8 +21,8 @@
 # fwupd, under the same kind of pressure: once with memnotify's GIO module
 # installed (its package), once with it removed, and reports what they
 # received (tests/vm/scenarios/gio-clients). Everything built is cached in
-# $MEMNOTIFY_CACHE (default ~/.cache/memnotify); a second run takes about two
-# minutes. Results: results/demo-<mode>/ (serial console, kernel log, app logs).
+# $MEMNOTIFY_CACHE (default ~/.cache/memnotify); a second run takes about six
+# minutes. Results: results/demo-<mode>/ and results/demo-gio-<mode>/ (serial console, kernel log, app logs).
 #
 # Exit status: 0 the demo showed what it should (no OOM kill while the apps
 # cooperated, an OOM kill without them; the GLib programs heard the device

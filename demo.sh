@@ -97,8 +97,9 @@ row "browser RSS before -> after" "$(val coop browser_rss_before_kib) -> $(val c
 row "SQLite RSS before -> after" "$(val coop sqlite_rss_before_kib) -> $(val coop sqlite_rss_after_kib) KiB" \
 	"$(val control sqlite_rss_before_kib) -> $(val control sqlite_rss_after_kib) KiB"
 row "xdg-desktop-portal GMemoryMonitor" "$(val gio-module xdp_backend)" "$(val gio-nomodule xdp_backend) (module removed)"
-row "  LowMemoryWarning on the bus" "$(val gio-module xdp_signals) (levels $(val gio-module xdp_levels)), first $(val gio-module xdp_first_s) s" \
-	"$(val gio-nomodule xdp_signals), first $(val gio-nomodule xdp_first_s) s"
+row "  LowMemoryWarning on the bus" "$(val gio-module xdp_signals), first after $(val gio-module xdp_first_s) s" \
+	"$(val gio-nomodule xdp_signals), first after $(val gio-nomodule xdp_first_s) s"
+row "  their levels" "$(val gio-module xdp_levels)" "$(val gio-nomodule xdp_levels)"
 row "fwupd GMemoryMonitor" "$(val gio-module fwupd_backend)" "$(val gio-nomodule fwupd_backend)"
 row "  fwupd \"OOM event, shutting down\"" "$( [ "$(val gio-module fwupd_oom_line)" = 1 ] && echo "after $(val gio-module fwupd_first_s) s, exit $(val gio-module fwupd_exit)" || echo no)" \
 	"$( [ "$(val gio-nomodule fwupd_oom_line)" = 1 ] && echo yes || echo "no, still running: $(val gio-nomodule fwupd_running_after)")"

@@ -361,15 +361,19 @@ mn_tap_run() {
 # mn_vm_skip_uncached RUN SCENARIO [ARGS...]: as another user than root,
 # print "1..0 # SKIP" and exit 0 when `RUN SCENARIO ARGS... --prepare`
 # (tests/vm/run-scenario.sh) fails because building the guest's image needs
-# root; as root, or when the image is cached, return.
+# root; when it fails otherwise, show why on stderr and return (the run that
+# follows fails); as root, or when the image is cached, return.
 mn_vm_skip_uncached() {
 	local err
 	[ "$(id -u)" -ne 0 ] || return 0
 	err=$(mktemp)
-	if ! "$@" --prepare >/dev/null 2>"$err" && grep -q 'needs root' "$err"; then
-		rm -f "$err"
-		echo "1..0 # SKIP not root and the guest image ($2) is not cached: building it needs root"
-		exit 0
+	if ! "$@" --prepare >/dev/null 2>"$err"; then
+		if grep -q 'needs root' "$err"; then
+			rm -f "$err"
+			echo "1..0 # SKIP not root and the guest image ($2) is not cached: building it needs root (run ./run-tests.sh or demo-rootfs/build.sh as root once)"
+			exit 0
+		fi
+		cat "$err" >&2
 	fi
 	rm -f "$err"
 }

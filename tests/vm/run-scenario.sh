@@ -133,19 +133,18 @@ mkdir -p "$ov/usr/lib/memnotify/scenarios"
 for s in "$here"/scenarios/*; do
 	[ -f "$s" ] && install -m 755 "$s" "$ov/usr/lib/memnotify/scenarios/"
 done
+# the tree the image starts from: the base, or a layer over it, then the
+# packages over that (none of them: mkimage.sh takes the base itself)
 overlay_args=()
-tree_base=()
 if [ -n "$layer" ]; then
-	layer_base=$("$MN_TOP/demo-rootfs/apt-layer.sh" --print-base "$layer") ||
+	tree=$("$MN_TOP/demo-rootfs/apt-layer.sh" --print-base "$layer") ||
 		setup_fail "could not get the guest tree with layer $layer (demo-rootfs/apt-layer.sh failed; see above)"
-	tree_base=(--base "$layer_base")
-	overlay_args+=(--base "$layer_base")
+	overlay_args=(--base "$tree")
 fi
 if [ ${#deb_files[@]} -gt 0 ]; then
-	overlay_args=()
-	debs_base=$("$MN_TOP/demo-rootfs/install-debs.sh" ${tree_base[@]+"${tree_base[@]}"} --print-base "${deb_files[@]}") ||
+	tree=$("$MN_TOP/demo-rootfs/install-debs.sh" ${overlay_args[@]+"${overlay_args[@]}"} --print-base "${deb_files[@]}") ||
 		setup_fail "could not install the packages of $debs in the guest tree (demo-rootfs/install-debs.sh failed; see above)"
-	overlay_args+=(--base "$debs_base")
+	overlay_args=(--base "$tree")
 fi
 for s in ${stages[@]+"${stages[@]}"}; do overlay_args+=(--overlay "$s"); done
 overlay_args+=(--overlay "$ov")

@@ -20,16 +20,7 @@ builddir=${top_builddir:-$srcdir}
 variant=${MEMNOTIFY_VM_VARIANT:-guest}
 run=$srcdir/tests/vm/run-scenario.sh
 
-if [ "$(id -u)" -ne 0 ]; then
-	err=$(mktemp)
-	trap 'rm -f "$err"' EXIT
-	if ! "$run" smoke --variant "$variant" --prepare >/dev/null 2>"$err"; then
-		if grep -q 'needs root' "$err"; then
-			echo "1..0 # SKIP not root and the rootfs image is not cached: building it needs root (run ./run-tests.sh or demo-rootfs/build.sh as root once)"
-			exit 0
-		fi
-		cat "$err" >&2
-	fi
-fi
+. "$srcdir/tests/vm/lib.sh"
+mn_vm_skip_uncached "$run" smoke --variant "$variant"
 
 exec "$run" smoke --variant "$variant" --out "$builddir/results/vm-smoke"

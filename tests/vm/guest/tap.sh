@@ -16,6 +16,13 @@
 #                                   it timed out. Use it, not timeout(1): that
 #                                   needs POSIX timers (timer_create, alarm),
 #                                   which a tinyconfig-based kernel may lack.
+#   mn_arg NAME DEFAULT             the value of NAME= on the kernel command
+#                                   line, else DEFAULT
+#   mn_oom_kills                    how many OOM kills (global or memory
+#                                   cgroup: lines matching $MN_OOM_RE) the
+#                                   kernel log shows so far
+#   mn_since T0 T                   T - T0 in seconds, one decimal (times as
+#                                   date +%s.%N prints them)
 #
 # The runner's environment for scenarios: MN_SCENARIO, MN_RESULTS (the
 # results disk, /results), MN_LOGDIR (MN_RESULTS/logs: put per-app logs
@@ -102,4 +109,21 @@ mn_timeout() {
 	[ -s "$flag" ] && rc=124
 	rm -f "$flag"
 	return "$rc"
+}
+
+mn_arg() {
+	local w
+	for w in $(cat /proc/cmdline); do
+		case $w in "$1="*) echo "${w#*=}"; return ;; esac
+	done
+	echo "$2"
+}
+
+MN_OOM_RE='(Out of memory|Memory cgroup out of memory): Killed process'
+mn_oom_kills() {
+	dmesg | grep -cE "$MN_OOM_RE"
+}
+
+mn_since() {
+	awk -v t0="$1" -v t="$2" 'BEGIN { printf "%.1f", t - t0 }'
 }

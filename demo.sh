@@ -55,27 +55,28 @@ demo-rootfs/build.sh >/dev/null
 mn_log "step 4/5: the pressure demo in QEMU, cooperating and control"
 mkdir -p results || mn_die "cannot create $PWD/results"
 failed_runs=
-for mode in coop control; do
-	out=results/demo-$mode
-	rm -rf "$out" "results/demo-$mode.tap"
-	mn_log "running the $mode guest"
-	# exit 0: the scenario passed and the guest's kernel log is clean
-	tests/vm/run-scenario.sh pressure --stage _build/stage --debs _build/guest-debs --out "$out" \
+# run NAME MODE SCENARIO [ARGS...]: one guest run of SCENARIO in MODE with
+# the project's packages and programs; results in results/demo-NAME/, its
+# TAP in results/demo-NAME.tap. Exit 0 of run-scenario.sh: the scenario
+# passed and the guest's kernel log is clean; NAME is noted otherwise.
+run() {
+	local name=$1 mode=$2 out=results/demo-$1
+	shift 2
+	rm -rf "$out" "$out.tap"
+	mn_log "running the $name guest"
+	tests/vm/run-scenario.sh "$@" --stage _build/stage --debs _build/guest-debs --out "$out" \
 		--append "memnotify.mode=$mode" --timeout "${MEMNOTIFY_VM_TIMEOUT:-600}" \
-		${extra[@]+"${extra[@]}"} >"results/demo-$mode.tap" 2>&1 ||
-		failed_runs="$failed_runs $mode"
+		${extra[@]+"${extra[@]}"} >"$out.tap" 2>&1 ||
+		failed_runs="$failed_runs $name"
+}
+for mode in coop control; do
+	run "$mode" "$mode" pressure
 done
 
 mn_log "step 5/5: xdg-desktop-portal and fwupd with and without the GIO module"
 demo-rootfs/apt-layer.sh gio-clients >/dev/null
 for mode in module nomodule; do
-	out=results/demo-gio-$mode
-	rm -rf "$out" "results/demo-gio-$mode.tap"
-	mn_log "running the gio-clients guest ($mode)"
-	tests/vm/run-scenario.sh gio-clients --layer gio-clients --stage _build/stage \
-		--debs _build/guest-debs --out "$out" --append "memnotify.mode=$mode" \
-		--timeout "${MEMNOTIFY_VM_TIMEOUT:-600}" ${extra[@]+"${extra[@]}"} \
-		>"results/demo-gio-$mode.tap" 2>&1 || failed_runs="$failed_runs gio-$mode"
+	run "gio-$mode" "$mode" gio-clients --layer gio-clients
 done
 
 val() { sed -n "s/^$2=//p" "results/demo-$1/summary" 2>/dev/null | tail -n 1; }

@@ -86,13 +86,7 @@ mn_lock "rootfs-layer-$layer"
 
 work=$MN_CACHE/rootfs/layer-work-$layer-$key
 # never leave /proc of the chroot mounted
-umount_tree() {
-	local m
-	for m in $(awk -v w="$work/" 'index($2, w) == 1 { print $2 }' /proc/mounts | sort -r); do
-		umount -l "$m" 2>/dev/null || true
-	done
-}
-trap 'umount_tree; rm -rf "$work"' EXIT
+trap 'mn_umount_below "$work"; rm -rf "$work"' EXIT
 rm -rf "$work"
 mkdir -p "$work"
 mn_log "rootfs: copying the base for layer $layer"
@@ -117,7 +111,7 @@ if ! chroot "$t" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 	tail -n 20 "$work/apt.log" >&2
 	mn_die "apt-get in the guest tree failed (log above)"
 fi
-umount_tree
+mn_umount_below "$work"
 for r in ${requires[@]+"${requires[@]}"}; do
 	set -- $r
 	v=$(chroot "$t" dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true)

@@ -108,13 +108,8 @@ dbs_opts="--variant=minbase --components=main --include=$packages $suite"
 dbs_key=$(printf '%s\n' "$dbs_opts" | sha256sum | cut -c1-16)
 dbs=$MN_CACHE/rootfs/debootstrap-$dbs_key
 work=$MN_CACHE/rootfs/work-$key
-umount_all() {
-	# debootstrap mounts /proc and /sys in the target; never leave them.
-	local m
-	for m in $(awk -v w="$MN_CACHE/rootfs/" 'index($2, w) == 1 { print $2 }' /proc/mounts | sort -r); do
-		umount -l "$m" 2>/dev/null || true
-	done
-}
+# debootstrap mounts /proc and /sys in the target; never leave them.
+umount_all() { mn_umount_below "$MN_CACHE/rootfs"; }
 trap umount_all EXIT
 umount_all
 

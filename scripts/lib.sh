@@ -52,6 +52,15 @@ mn_hash() {
 	done | sha256sum | cut -c1-16
 }
 
+# mn_umount_below DIR: unmount (lazily, deepest first) whatever is mounted
+# below DIR, e.g. the /proc of a chroot; never fails.
+mn_umount_below() {
+	local m
+	for m in $(awk -v w="${1%/}/" 'index($2, w) == 1 { print $2 }' /proc/mounts | sort -r); do
+		umount -l "$m" 2>/dev/null || true
+	done
+}
+
 # mn_lock NAME: hold an exclusive lock in the cache for the rest of the script,
 # so two builds of the same thing never run at once.
 mn_lock() {

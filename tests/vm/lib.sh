@@ -497,17 +497,24 @@ mn_vm_initramfs() {
 	return $ok
 }
 
-# mn_vm_initramfs_check NAME INIT "PROG..." [--kernel BZIMAGE | -h]: the
-# whole of a test script (its arguments follow PROG...) whose busybox
+# mn_vm_initramfs_check [--swap SIZE] NAME INIT "PROG..." [--kernel BZIMAGE | -h]:
+# the whole of a test script (its arguments follow PROG...) whose busybox
 # guest's /init (INIT) runs its checks with the static guest programs PROG
 # (names in $builddir/tests/guest): builds the initramfs and the scratch
-# disk, boots BZIMAGE (the cached guest kernel by default) with 512 MiB and
-# 2 vCPUs under $MEMNOTIFY_VM_TIMEOUT (default 600 s), relays the guest's
-# TAP and checks its kernel log. -h prints the script's header comment.
+# disk (/dev/vda), boots BZIMAGE (the cached guest kernel by default) with
+# 512 MiB and 2 vCPUs under $MEMNOTIFY_VM_TIMEOUT (default 600 s), relays
+# the guest's TAP and checks its kernel log. --swap SIZE (e.g. 256M) adds an
+# empty read-write disk of SIZE, /dev/vdb, for the guest to mkswap and
+# swapon itself. -h prints the script's header comment.
 # Exits: 0 all points passed, 1 one failed, 2 bad usage. Results in
 # $builddir/results/NAME/.
 mn_vm_initramfs_check() {
-	local name=$1 init=$2 kernel= out log p rc=0 progs=()
+	local swap='' name init kernel= out log p rc=0 progs=() disks=()
+	if [ "${1:-}" = --swap ]; then
+		swap=${2:?--swap needs a size}
+		shift 2
+	fi
+	name=$1 init=$2
 	read -ra progs <<<"$3"
 	shift 3
 	case ${1:-} in
@@ -526,8 +533,15 @@ mn_vm_initramfs_check() {
 	mn_vm_initramfs "$out/initramfs.cpio.gz" "$init" "${progs[@]/#/$builddir/tests/guest/}"
 	mn_tap $? "initramfs is built (static busybox, ${progs[*]})" || mn_tap_done
 	mn_vm_scratch_disk "$out/scratch.img"
+	disks=(--disk-ro "$out/scratch.img")
+	if [ -n "$swap" ]; then
+		# empty: the guest makes its swap area (mkswap) when it needs one
+		truncate -s "$swap" "$out/swap.img"
+		mn_tap $? "empty $swap swap disk is made" || mn_tap_done
+		disks+=(--disk "$out/swap.img")
+	fi
 	mn_vm_run --name "$name" --kernel "$kernel" --initrd "$out/initramfs.cpio.gz" \
-		--disk-ro "$out/scratch.img" --log "$log" --mem 512M --smp 2 \
+		"${disks[@]}" --log "$log" --mem 512M --smp 2 \
 		--timeout "${MEMNOTIFY_VM_TIMEOUT:-600}" --up 'MN-BEGIN' \
 		--append "rdinit=/init loglevel=5" || rc=$?
 	mn_vm_guest_results "$log" "$rc"

@@ -1,13 +1,17 @@
 #!/bin/bash
 # tests/vm/vm-pressure.sh - the OOM-avoidance acceptance test (TAP).
 #
-# Usage: tests/vm/vm-pressure.sh [--stage DIR] [--debs DIR] [--runs "LRU:MODE ..."]
+# Usage: tests/vm/vm-pressure.sh [--stage DIR] [--debs DIR] [--runs "LRU:MODE[:slice] ..."]
 #
 # Runs the `pressure` scenario (tests/vm/scenarios/pressure) in the Debian
-# guest, 512 MiB, no swap, once per LRU:MODE pair (default "classic:coop
-# classic:control mglru:coop mglru:control"): coop = the demos listen to
-# /dev/mem_notify and must keep the OOM killer away; control = the same demos
-# with notifications off, where the OOM killer must fire. The guest installs
+# guest, no swap, once per LRU:MODE pair (default "classic:coop
+# classic:control mglru:coop mglru:control", then the same four with
+# :slice): coop = the demos listen to /dev/mem_notify and must keep the OOM
+# killer away; control = the same demos with notifications off, where the
+# OOM killer must fire. Without :slice the limit is the guest's 512 MiB;
+# with :slice it is the MemoryMax= of a systemd slice holding the demos and
+# the hog, in a 768 MiB guest that never runs short itself
+# (memnotify.scope=slice in the scenario). The guest installs
 # the packages in --debs (default $top_builddir/guest-debs: memnotify's and
 # the patched sqlite3's) with dpkg and gets mn-hog from the staging tree
 # (default $top_builddir/stage); `make stage` makes both. Results stay in
@@ -23,27 +27,35 @@ builddir=${top_builddir:-$srcdir}
 run_scenario=${MEMNOTIFY_RUN_SCENARIO:-$srcdir/tests/vm/run-scenario.sh}
 stage=$builddir/stage
 debs=$builddir/guest-debs
-runs="classic:coop classic:control mglru:coop mglru:control"
+runs="classic:coop classic:control mglru:coop mglru:control
+	classic:coop:slice classic:control:slice mglru:coop:slice mglru:control:slice"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--stage) stage=$2; shift 2 ;;
 	--debs) debs=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
-	*) echo "usage: $0 [--stage DIR] [--debs DIR] [--runs \"LRU:MODE ...\"]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--stage DIR] [--debs DIR] [--runs \"LRU:MODE[:slice] ...\"]" >&2; exit 2 ;;
 	esac
 done
 
 mn_vm_guest_inputs "$stage" "$debs" || mn_tap_done
 
 for run in $runs; do
-	lru=${run%%:*} mode=${run#*:}
-	out=$builddir/results/pressure-$lru-$mode
+	lru=${run%%:*} mode=${run#*:} scope=global
+	case $mode in
+	*:slice) mode=${mode%:slice} scope=slice ;;
+	esac
+	name=$lru-$mode
+	[ $scope = global ] || name=$name-$scope
+	out=$builddir/results/pressure-$name
 	rm -rf "$out"
-	args=(pressure --stage "$stage" --debs "$debs" --out "$out" --append "memnotify.mode=$mode"
+	args=(pressure --stage "$stage" --debs "$debs" --out "$out"
+		--append "memnotify.mode=$mode memnotify.scope=$scope"
 		--timeout "${MEMNOTIFY_VM_TIMEOUT:-600}")
 	[ "$lru" = mglru ] && args+=(--mglru)
-	echo "# --- $lru LRU, $mode ---"
-	mn_tap_run "$lru/$mode: " "$run_scenario" "${args[@]}"
+	[ $scope = slice ] && args+=(--mem 768M)
+	echo "# --- $lru LRU, $mode, $scope ---"
+	mn_tap_run "$lru/$mode/$scope: " "$run_scenario" "${args[@]}"
 	if [ -f "$out/summary" ]; then
 		echo "# summary: $(tr '\n' ' ' <"$out/summary")"
 	else

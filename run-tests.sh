@@ -42,6 +42,15 @@ rm -f test-suite.log
 rc=0
 make -j1 check "$@" || rc=$?
 
+# failures LOG: the failed points and errors, each "not ok" with the
+# diagnostic lines ("# ...") that follow it (at most 8)
+failures() {
+	awk '/^not ok/ { print; d = 8; next }
+		/^#/ && d > 0 { print; d--; next }
+		{ d = 0 }
+		/^(ERROR|FAIL):/ { print }' "$1"
+}
+
 # The TAP driver counts every test point; turn its summary into the plain
 # closing line.
 count() { sed -n "s/^# $1: *//p" test-suite.log 2>/dev/null | head -1; }
@@ -53,7 +62,7 @@ fi
 pass=$(count PASS) fail=$(count FAIL) err=$(count ERROR) xpass=$(count XPASS) skip=$(count SKIP)
 if [ "$rc" != 0 ]; then
 	mn_log "failures (from _build/test-suite.log):"
-	grep -E '^(not ok|ERROR:|FAIL:)' test-suite.log | head -40 >&2 || true
+	failures test-suite.log | head -60 >&2 || true
 fi
 summary "${pass:-0}" "$(( ${fail:-0} + ${err:-0} + ${xpass:-0} ))" "${skip:-0}"
 exit $(( rc != 0 ))

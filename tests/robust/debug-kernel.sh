@@ -87,6 +87,8 @@ if [ $kasan = 1 ]; then
 	mn_tap $? "KASAN is on in the guest"
 fi
 grep -a -E '^MN-(INFO|SLAB): ' "$log" | tr -d '\r' | sed 's/^MN-[A-Z]*: /# /'
+# an allocation that failed is no test failure by itself, but it explains one
+grep -a -m5 -E 'page allocation failure|SLUB: Unable to allocate' "$log" | tr -d '\r' | sed 's/^/# /'
 mn_vm_relay_tap "$log" "$rc"
 
 mn_vm_check_kernel_log "kernel log has no lockdep, KASAN, BUG, WARNING or oops report" "$log"

@@ -18,8 +18,9 @@
 #                                   which a tinyconfig-based kernel may lack.
 #   mn_arg NAME DEFAULT             the value of NAME= on the kernel command
 #                                   line, else DEFAULT
-#   mn_oom_kills                    how many OOM kills (global or memory
-#                                   cgroup: lines matching $MN_OOM_RE) the
+#   mn_oom_kills [memcg]            how many OOM kills (global or memory
+#                                   cgroup: lines matching $MN_OOM_RE; with
+#                                   memcg, memory cgroup kills only) the
 #                                   kernel log shows so far
 #   mn_since T0 T                   T - T0 in seconds, one decimal (times as
 #                                   date +%s.%N prints them)
@@ -120,8 +121,12 @@ mn_arg() {
 }
 
 MN_OOM_RE='(Out of memory|Memory cgroup out of memory): Killed process'
-mn_oom_kills() {
-	dmesg | grep -cE "$MN_OOM_RE"
+mn_oom_kills() { # mn_oom_kills [memcg]
+	if [ "${1:-}" = memcg ]; then
+		dmesg | grep -c 'Memory cgroup out of memory: Killed process'
+	else
+		dmesg | grep -cE "$MN_OOM_RE"
+	fi
 }
 
 mn_since() {

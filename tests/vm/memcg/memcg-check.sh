@@ -16,6 +16,9 @@
 #     reads, lim's watcher is woken, no OOM kill;
 #   - the control, mn-hog without -u: lim's OOM killer kills it (the limit
 #     really kills when nobody listens);
+#   - mn-hog -u again with 20 files of the root cgroup opened first by the
+#     same user (ahead of lim's files in its ring): lim's watcher is still
+#     woken, those 20 files are not;
 #   - with swap, mn-hog holding 100 MiB (classic LRU, then MGLRU): lim
 #     swaps, its watcher is woken, no OOM kill.
 # sib's and root's watchers are never woken, and no OOM kill happens

@@ -83,7 +83,8 @@ field() { printf '%s\n' "$2" | sed -n "s/.*\\b$1=\\(-\\{0,1\\}[0-9]*\\).*/\\1/p"
 watcher_ticks() {
 	local t ticks=0 n=0
 	for t in /proc/"$1"/task/*; do
-		[ "${t##*/}" = "$1" ] && continue
+		# a process that is gone has no tasks: nothing is summed
+		[ -r "$t/stat" ] && [ "${t##*/}" != "$1" ] || continue
 		ticks=$((ticks + $(awk '{ print $14 + $15 }' "$t/stat" 2>/dev/null || echo 0)))
 		n=$((n + 1))
 	done

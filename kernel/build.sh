@@ -146,8 +146,11 @@ cp "$obj/arch/x86/boot/bzImage" "$obj/.config" "$obj/System.map" "$log" "$out.tm
 selftest=$src/tools/testing/selftests/vm/mem_notify.c
 if [ -f "$selftest" ]; then
 	mn_log "kernel ($variant): building the kselftest $(basename "$selftest")"
-	gcc -static -O2 -Wall -I"$src/tools/testing/selftests" -o "$out.tmp/mem_notify-selftest" \
-		"$selftest" >>"$log" 2>&1 || { tail -20 "$log" >&2; mn_die "the kselftest does not build"; }
+	# with the series' uapi headers (make headers), as KHDR_INCLUDES has them
+	kmake headers >>"$log" 2>&1 || { tail -20 "$log" >&2; mn_die "make headers failed"; }
+	gcc -static -O2 -Wall -I"$src/tools/testing/selftests" -isystem "$obj/usr/include" \
+		-o "$out.tmp/mem_notify-selftest" "$selftest" >>"$log" 2>&1 ||
+		{ tail -20 "$log" >&2; mn_die "the kselftest does not build"; }
 fi
 rm -rf "$out"
 mv "$out.tmp" "$out"

@@ -2,7 +2,10 @@
  * mn-watch - wait for /dev/mem_notify events and count them.
  *
  * Usage: mn-watch [-m poll|select|epoll|sigio] [-n FILES] [-t SECONDS]
- *                 [-d DEVICE] [-q]
+ *                 [-d DEVICE] [-l low|medium|critical] [-q]
+ *
+ * With -l, each file chooses that level with MEM_NOTIFY_SET_LEVEL before
+ * the watch starts (the kernel refusing it is a failure).
  *
  * Opens the device FILES times (default 1) and waits for notifications with
  * the given method for SECONDS (default 10). Each file is read once after
@@ -26,6 +29,8 @@
 #include <sys/select.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../../glib-source/memnotify-uapi.h"
 
 static const char *device = "/dev/mem_notify";
 static volatile sig_atomic_t sigio_count;
@@ -63,29 +68,41 @@ static int take(int fd)
 static void usage(void)
 {
 	fprintf(stderr, "usage: mn-watch [-m poll|select|epoll|sigio] [-n FILES] "
-		"[-t SECONDS] [-d DEVICE] [-q]\n");
+		"[-t SECONDS] [-d DEVICE] [-l low|medium|critical] [-q]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	const char *mode = "poll";
+	const char *mode = "poll", *level_name = NULL;
+	struct mem_notify_level level = { 0 };
 	int nfiles = 1, quiet = 0, opt, i, total = 0, woken = 0;
 	double seconds = 10, t0, deadline;
 	int *fds, *counts;
 
-	while ((opt = getopt(argc, argv, "m:n:t:d:q")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:t:d:l:q")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 'n': nfiles = atoi(optarg); break;
 		case 't': seconds = atof(optarg); break;
 		case 'd': device = optarg; break;
+		case 'l': level_name = optarg; break;
 		case 'q': quiet = 1; break;
 		default: usage();
 		}
 	}
 	if (nfiles < 1 || seconds <= 0)
 		usage();
+	if (level_name) {
+		if (!strcmp(level_name, "low"))
+			level.level = MEM_NOTIFY_LEVEL_LOW;
+		else if (!strcmp(level_name, "medium"))
+			level.level = MEM_NOTIFY_LEVEL_MEDIUM;
+		else if (!strcmp(level_name, "critical"))
+			level.level = MEM_NOTIFY_LEVEL_CRITICAL;
+		else
+			usage();
+	}
 	if (strcmp(mode, "poll") && strcmp(mode, "select") &&
 	    strcmp(mode, "epoll") && strcmp(mode, "sigio"))
 		usage();
@@ -108,6 +125,12 @@ int main(int argc, char **argv)
 				strerror(errno));
 			return 1;
 		}
+		if (level.level &&
+		    ioctl(fds[i], MEM_NOTIFY_SET_LEVEL, &level) < 0) {
+			fprintf(stderr, "mn-watch: MEM_NOTIFY_SET_LEVEL %s: %s\n",
+				level_name, strerror(errno));
+			return 1;
+		}
 		/* the state after open is not an event */
 		if (take(fds[i]) < 0)
 			return 1;
@@ -115,7 +138,9 @@ int main(int argc, char **argv)
 
 	t0 = now_ms();
 	deadline = t0 + seconds * 1e3;
-	printf("ready files=%d mode=%s\n", nfiles, mode);
+	/* t0: CLOCK_MONOTONIC ms, to put events of several watchers in order */
+	printf("ready files=%d mode=%s level=%s t0=%.0f\n", nfiles, mode,
+	       level_name ? level_name : "default", t0);
 	fflush(stdout);
 
 	if (!strcmp(mode, "sigio")) {

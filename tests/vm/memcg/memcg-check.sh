@@ -19,6 +19,10 @@
 #   - mn-hog -u again with 20 files of the root cgroup opened first by the
 #     same user (ahead of lim's files in its ring): lim's watcher is still
 #     woken, those 20 files are not;
+#   - levels (MEM_NOTIFY_SET_LEVEL): watchers in lim at low, medium and
+#     critical while mn-hog holds 44, 52, 59 MiB: low only, low and medium,
+#     all three, each lower level heard first; the root's low watcher hears
+#     none of it; then a global shortage, heard at low before medium;
 #   - with swap, mn-hog holding 100 MiB (classic LRU, then MGLRU): lim
 #     swaps, its watcher is woken, no OOM kill.
 # sib's and root's watchers are never woken, and no OOM kill happens

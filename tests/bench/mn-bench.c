@@ -62,7 +62,7 @@ int mn_take(int fd)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
 	if (n == 0)
 		return 0;
-	if (n != 2 || (buf[0] != '0' && buf[0] != '1') || buf[1] != '\n') {
+	if (n != 2 || buf[0] < '0' || buf[0] > '3' || buf[1] != '\n') {
 		errno = EPROTO;
 		return -1;
 	}

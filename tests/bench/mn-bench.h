@@ -24,7 +24,7 @@ int mn_status(const char *dev);
  * (the state after open is not a notification) and once after each
  * readiness report: a file of the device may stay ready until it is read,
  * so a watcher that waits again without reading may see the same event
- * again. Returns 1 when it read the state ("1\n" or "0\n"), 0 on end of
+ * again. Returns 1 when it read the state ("0\n" to "3\n"), 0 on end of
  * file or EAGAIN (nothing new to read), -1 on any other error (errno set;
  * EPROTO for a read that is not the state).
  */

@@ -9,7 +9,10 @@
  *       /proc/uptime), until killed. Watchers:
  *         notify        /dev/mem_notify, EPOLLIN (if the device exists);
  *                       read once after open and once per event (the
- *                       read takes the event)
+ *                       read takes the event); the default level, medium
+ *         notify-low    the same, at level low (MEM_NOTIFY_SET_LEVEL; not
+ *                       watched when the kernel has no levels)
+ *         notify-critical  the same, at level critical
  *         glib-low      PSI trigger "some 70000 2000000"   (GLib 2.86, low)
  *         glib-medium   PSI trigger "some 100000 2000000"  (GLib, medium)
  *         glib-critical PSI trigger "full 100000 2000000"  (GLib, critical)
@@ -21,8 +24,8 @@
  *                       to <= 10 % of MemTotal (earlyoom's default -m 10)
  *   mn-signal cache -m MIB -w WATCHER
  *       A cooperating cache: hold MIB of touched anonymous memory and free
- *       all of it on WATCHER's first event (notify, glib-low, systemd,
- *       chromium, earlyoom, or none); print "cache filled mib=N" and
+ *       all of it on WATCHER's first event (notify, notify-low, glib-low,
+ *       systemd, chromium, earlyoom, or none); print "cache filled mib=N" and
  *       "cache released t=T avail_kib=A"; then sleep until killed.
  *   mn-signal grow -r MIB_PER_S [-b BASE_MIB] [-s STEP_MIB] [-m MAX_MIB]
  *       Allocate and touch anonymous memory: BASE_MIB at once, then
@@ -33,6 +36,8 @@
  * Exit status: 0 done, 1 a system call failed, 2 bad usage.
  */
 #include "tests/bench/mn-bench.h"
+
+#include "glib-source/memnotify-uapi.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -92,19 +97,22 @@ struct watcher {
 	const char *name;
 	enum kind kind;
 	const char *trigger;	/* PSI */
+	unsigned int mn_level;	/* NOTIFY: MEM_NOTIFY_SET_LEVEL, 0 the default */
 	int fd;
 	int level;		/* polled watchers: the last level seen */
 	double next;		/* polled watchers: the next sample */
 };
 
 static struct watcher watchers[] = {
-	{ "notify", NOTIFY, NULL, -1, 0, 0 },
-	{ "glib-low", PSI, "some 70000 2000000", -1, 0, 0 },
-	{ "glib-medium", PSI, "some 100000 2000000", -1, 0, 0 },
-	{ "glib-critical", PSI, "full 100000 2000000", -1, 0, 0 },
-	{ "systemd", PSI, "some 200000 2000000", -1, 0, 0 },
-	{ "chromium", POLL_CHROMIUM, NULL, -1, 0, 0 },
-	{ "earlyoom", POLL_EARLYOOM, NULL, -1, 0, 0 },
+	{ "notify", NOTIFY, NULL, 0, -1, 0, 0 },
+	{ "notify-low", NOTIFY, NULL, MEM_NOTIFY_LEVEL_LOW, -1, 0, 0 },
+	{ "notify-critical", NOTIFY, NULL, MEM_NOTIFY_LEVEL_CRITICAL, -1, 0, 0 },
+	{ "glib-low", PSI, "some 70000 2000000", 0, -1, 0, 0 },
+	{ "glib-medium", PSI, "some 100000 2000000", 0, -1, 0, 0 },
+	{ "glib-critical", PSI, "full 100000 2000000", 0, -1, 0, 0 },
+	{ "systemd", PSI, "some 200000 2000000", 0, -1, 0, 0 },
+	{ "chromium", POLL_CHROMIUM, NULL, 0, -1, 0, 0 },
+	{ "earlyoom", POLL_EARLYOOM, NULL, 0, -1, 0, 0 },
 };
 #define NR_WATCHERS (sizeof(watchers) / sizeof(watchers[0]))
 
@@ -145,6 +153,16 @@ static int watcher_open(struct watcher *w, int ep)
 	if (w->kind == NOTIFY) {
 		w->fd = open("/dev/mem_notify", O_RDONLY);
 		ev.events = EPOLLIN;
+		if (w->fd >= 0 && w->mn_level) {
+			struct mem_notify_level req = { .level = w->mn_level };
+
+			if (ioctl(w->fd, MEM_NOTIFY_SET_LEVEL, &req) < 0) {
+				fprintf(stderr, "mn-signal: %s: MEM_NOTIFY_SET_LEVEL: %s\n",
+					w->name, strerror(errno));
+				close(w->fd);
+				w->fd = -1;
+			}
+		}
 		/* the state after open is not an event */
 		if (w->fd >= 0)
 			notify_take(w);

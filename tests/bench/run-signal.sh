@@ -22,14 +22,17 @@
 #   W6 50 % of RAM at once, then a 2 MiB/s leak, until the OOM killer fires
 #   W7 W5 up to MemAvailable + 3/4 of a cache of 1/4 of RAM that frees
 #      itself on its watcher's first event, once per watcher
-# while mn-signal watches with /dev/mem_notify, PSI triggers as GLib 2.86
+# while mn-signal watches with /dev/mem_notify (at levels low, medium and
+# critical; only the default, medium, on a kernel without levels), PSI
+# triggers as GLib 2.86
 # and systemd set them, and MemAvailable polling as Chromium (5 s, 25 % /
 # 15 %) and earlyoom (100 ms, 10 %) do. Tables: events per workload and
 # watcher; for W5/W6 the lead time from the first event to the OOM kill
 # and MemAvailable at that event; for W7 whether the OOM killer fired.
 # Times are QEMU TCG times, not hardware times.
 #
-# Exit status: 0 tables printed, 1 a kernel or a guest failed, 2 bad usage.
+# Exit status: 0 tables printed, 1 a kernel or a guest failed or the
+# watchers stopped early, 2 bad usage.
 set -uo pipefail
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-$srcdir}
@@ -127,12 +130,12 @@ table() {
 	function done(p) { return ((p " start") in t) && ((p " end") in t) }
 	function inphase(i, p) { return done(p) && et[i] >= t[p " start"] && et[i] <= t[p " end"] }
 	END {
-		split("notify glib-low glib-medium glib-critical systemd chromium earlyoom", W, " ")
-		printf "  %-14s %4s %4s %4s %4s | %-24s | %-24s | %s\n", "watcher", "W1", "W2", "W3", "W4",
+		nw = split("notify-low notify notify-critical glib-low glib-medium glib-critical systemd chromium earlyoom", W, " ")
+		printf "  %-15s %4s %4s %4s %4s | %-24s | %-24s | %s\n", "watcher", "W1", "W2", "W3", "W4",
 			"W5: ev, lead s, avail MiB", "W6: ev, lead s, avail MiB", "W7"
-		for (k = 1; k <= 7; k++) {
+		for (k = 1; k <= nw; k++) {
 			w = W[k]
-			line = sprintf("  %-14s", w)
+			line = sprintf("  %-15s", w)
 			for (q = 1; q <= 4; q++) {
 				p = "W" q; c = 0
 				for (i = 1; i <= n; i++) if (ew[i] == w && inphase(i, p)) c++
@@ -169,6 +172,10 @@ while read -r name path; do
 		if [ -s "$log" ]; then
 			table "$log" | tee -a "$txt"
 			grep -q '^MN-END' "$log" || say "  (the guest did not finish: figures are partial)"
+			if grep -q '^MN-WATCHERS: exit' "$log"; then
+				say "  (the watchers stopped early: $(grep -m1 '^MN-EV: mn-signal' "$log" | cut -c8-); figures are partial)"
+				failed=1
+			fi
 		else
 			say "  (no log)"
 		fi

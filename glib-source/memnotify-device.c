@@ -8,10 +8,12 @@
  */
 
 #include "memnotify-device.h"
+#include "memnotify-uapi.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -256,24 +258,82 @@ memnotify_read_last_of (int         fd,
   return MEMNOTIFY_READ_EVENT;
 }
 
-/* The last '1' or '0' read decides the event; none: a spurious wake-up. */
+/* The last byte of @wanted read, in *out_digit; none: a spurious wake-up */
+static MemnotifyReadResult
+read_digit (int         fd,
+            const char *path,
+            const char *wanted,
+            char       *out_digit,
+            int        *out_errno)
+{
+  MemnotifyReadResult result;
+
+  *out_digit = 0;
+  result = memnotify_read_last_of (fd, wanted, out_digit, out_errno);
+  if (result == MEMNOTIFY_READ_EVENT && *out_digit == 0)
+    {
+      g_debug ("no digit of \"%s\" read from %s, ignored", wanted, path);
+      return MEMNOTIFY_READ_NOTHING;
+    }
+  return result;
+}
+
+/* The last '1' or '0' read decides the event. */
 MemnotifyReadResult
 memnotify_device_read (int             fd,
                        const char     *path,
                        MemnotifyEvent *out_event,
                        int            *out_errno)
 {
-  MemnotifyReadResult result;
-  char digit = 0;
+  char digit;
+  MemnotifyReadResult result = read_digit (fd, path, "01", &digit, out_errno);
 
-  result = memnotify_read_last_of (fd, "01", &digit, out_errno);
-  if (result != MEMNOTIFY_READ_EVENT)
-    return result;
-  if (digit == 0)
+  if (result == MEMNOTIFY_READ_EVENT)
+    *out_event = digit == '1' ? MEMNOTIFY_EVENT_PRESSURE : MEMNOTIFY_EVENT_PRESSURE_OVER;
+  return result;
+}
+
+/* Asks the kernel to notify @fd from @level up (MEM_NOTIFY_SET_LEVEL).
+ * A kernel without levels (or a FIFO) answers ENOTTY: TRUE with
+ * *out_has_levels FALSE, the file keeps the kernel's single level. */
+gboolean
+memnotify_device_set_level (int              fd,
+                            const char      *path,
+                            MemnotifyLevel   level,
+                            gboolean        *out_has_levels,
+                            GError         **error)
+{
+  struct mem_notify_level req = { .level = (uint32_t) level, .flags = 0 };
+
+  *out_has_levels = FALSE;
+  if (ioctl (fd, MEM_NOTIFY_SET_LEVEL, &req) == 0)
     {
-      g_debug ("no status digit read from %s, ignored", path);
-      return MEMNOTIFY_READ_NOTHING;
+      *out_has_levels = TRUE;
+      return TRUE;
     }
-  *out_event = digit == '1' ? MEMNOTIFY_EVENT_PRESSURE : MEMNOTIFY_EVENT_PRESSURE_OVER;
-  return MEMNOTIFY_READ_EVENT;
+  if (errno == ENOTTY)
+    {
+      g_debug ("%s has no levels (MEM_NOTIFY_SET_LEVEL: ENOTTY)", path);
+      return TRUE;
+    }
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
+               "Cannot set the level of %s to %s: %s", path,
+               memnotify_level_to_string (level), g_strerror (errno));
+  return FALSE;
+}
+
+/* A file that chose its level reads the level as a digit, "0" to "3":
+ * the last one read decides. */
+MemnotifyReadResult
+memnotify_device_read_level (int             fd,
+                             const char     *path,
+                             MemnotifyLevel *out_level,
+                             int            *out_errno)
+{
+  char digit;
+  MemnotifyReadResult result = read_digit (fd, path, "0123", &digit, out_errno);
+
+  if (result == MEMNOTIFY_READ_EVENT)
+    *out_level = (MemnotifyLevel) (digit - '0');
+  return result;
 }

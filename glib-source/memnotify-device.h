@@ -37,6 +37,17 @@ MemnotifyReadResult memnotify_device_read         (int             fd,
                                                    const char     *path,
                                                    MemnotifyEvent *out_event,
                                                    int            *out_errno);
+G_GNUC_INTERNAL
+gboolean            memnotify_device_set_level    (int             fd,
+                                                   const char     *path,
+                                                   MemnotifyLevel  level,
+                                                   gboolean       *out_has_levels,
+                                                   GError        **error);
+G_GNUC_INTERNAL
+MemnotifyReadResult memnotify_device_read_level   (int             fd,
+                                                   const char     *path,
+                                                   MemnotifyLevel *out_level,
+                                                   int            *out_errno);
 
 G_END_DECLS
 

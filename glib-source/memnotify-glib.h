@@ -195,6 +195,32 @@ typedef enum /*< flags >*/
 typedef gboolean (*MemnotifyFunc) (MemnotifyEvent event,
                                    gpointer       user_data);
 
+/**
+ * MemnotifyLevelFunc:
+ * @event: what happened
+ * @level: the level of the event: for %MEMNOTIFY_EVENT_PRESSURE the
+ *   source's level or a higher one, for %MEMNOTIFY_EVENT_PRESSURE_OVER a
+ *   lower one, for %MEMNOTIFY_EVENT_ERROR %MEMNOTIFY_LEVEL_NONE
+ * @bytes_hint: how many bytes the system (or the memory cgroup) needs
+ *   back to leave the level, or 0 if the kernel does not say; this
+ *   version always passes 0
+ * @user_data: data passed to memnotify_source_set_level_callback() or
+ *   memnotify_add_level_full()
+ *
+ * Callback of a memnotify source that is told the level of each event:
+ * free what is cheap to rebuild at %MEMNOTIFY_LEVEL_LOW, more at
+ * %MEMNOTIFY_LEVEL_MEDIUM and all you can at %MEMNOTIFY_LEVEL_CRITICAL.
+ *
+ * Returns: %G_SOURCE_CONTINUE to keep watching, %G_SOURCE_REMOVE to
+ *   remove the source.
+ *
+ * Since: 0.3
+ */
+typedef gboolean (*MemnotifyLevelFunc) (MemnotifyEvent event,
+                                        MemnotifyLevel level,
+                                        guint64        bytes_hint,
+                                        gpointer       user_data);
+
 GType             memnotify_event_get_type         (void) G_GNUC_CONST;
 GType             memnotify_level_get_type         (void) G_GNUC_CONST;
 GType             memnotify_backend_get_type       (void) G_GNUC_CONST;
@@ -237,6 +263,9 @@ GSource          *memnotify_source_new_with_flags  (MemnotifyFlags  flags,
                                                     GError        **error) G_GNUC_WARN_UNUSED_RESULT;
 GSource          *memnotify_source_new_for_path    (const char     *path,
                                                     GError        **error) G_GNUC_WARN_UNUSED_RESULT;
+GSource          *memnotify_source_new_full        (MemnotifyLevel  min_level,
+                                                    MemnotifyFlags  flags,
+                                                    GError        **error) G_GNUC_WARN_UNUSED_RESULT;
 
 MemnotifyBackend  memnotify_source_get_backend     (GSource        *source);
 const char       *memnotify_source_get_path        (GSource        *source);
@@ -246,6 +275,11 @@ void              memnotify_source_set_callback    (GSource        *source,
                                                     MemnotifyFunc   func,
                                                     gpointer        user_data,
                                                     GDestroyNotify  notify);
+gboolean          memnotify_source_has_levels      (GSource        *source);
+void              memnotify_source_set_level_callback (GSource            *source,
+                                                       MemnotifyLevelFunc  func,
+                                                       gpointer            user_data,
+                                                       GDestroyNotify      notify);
 
 guint             memnotify_add                    (MemnotifyFunc   func,
                                                     gpointer        user_data,
@@ -255,6 +289,16 @@ guint             memnotify_add_full               (gint            priority,
                                                     gpointer        user_data,
                                                     GDestroyNotify  notify,
                                                     GError        **error);
+guint             memnotify_add_level              (MemnotifyLevel      min_level,
+                                                    MemnotifyLevelFunc  func,
+                                                    gpointer            user_data,
+                                                    GError            **error);
+guint             memnotify_add_level_full         (MemnotifyLevel      min_level,
+                                                    gint                priority,
+                                                    MemnotifyLevelFunc  func,
+                                                    gpointer            user_data,
+                                                    GDestroyNotify      notify,
+                                                    GError            **error);
 
 const char       *memnotify_event_to_string        (MemnotifyEvent   event);
 const char       *memnotify_backend_to_string      (MemnotifyBackend backend);

@@ -32,8 +32,14 @@
  * %MEMNOTIFY_EVENT_ERROR, memnotify_source_get_error() tells why, and the
  * source is removed.
  *
+ * A source made with memnotify_source_new_full() asks the kernel for the
+ * levels from the one it was given up (low, medium or critical); the
+ * device then reads the level as a digit, and a #MemnotifyLevelFunc set
+ * with memnotify_source_set_level_callback() gets it with each event.
+ *
  * Opening the device is in memnotify-device.c, the PSI triggers in
- * memnotify-psi.c; this file is the #GSource only.
+ * memnotify-psi.c, memnotify_add() and its kin in memnotify-add.c; this
+ * file is the #GSource only.
  */
 
 #include "memnotify-glib.h"
@@ -62,6 +68,11 @@ typedef struct
   GIOCondition pending_pri;   /* PSI: bit i set if pollfds[i] fired */
   MemnotifyBackend backend;
   MemnotifyLevel level;       /* of the last event */
+  MemnotifyLevel min_level;   /* pressure from this level up (levels only) */
+  MemnotifyLevel one_level;   /* the level of "1" from a device without levels */
+  MemnotifyLevel psi_base;    /* PSI: the level of pollfds[0] */
+  gboolean has_levels;        /* the device reads levels (MEM_NOTIFY_SET_LEVEL) */
+  gboolean level_callback;    /* the callback is a MemnotifyLevelFunc */
   gboolean is_fifo;           /* test stand-in: reopened on writer hang-up */
   gint64 quiet_us;            /* PSI: PRESSURE_OVER after this long without trigger */
   char *path;                 /* file being watched */
@@ -163,10 +174,13 @@ reopen_fifo (MemnotifySource  *self,
 }
 
 static gboolean
-call (GSourceFunc    callback,
-      MemnotifyEvent event,
-      gpointer       user_data)
+call (MemnotifySource *self,
+      GSourceFunc      callback,
+      MemnotifyEvent   event,
+      gpointer         user_data)
 {
+  if (self->level_callback)
+    return ((MemnotifyLevelFunc) (void (*) (void)) callback) (event, self->level, 0, user_data);
   return ((MemnotifyFunc) (void (*) (void)) callback) (event, user_data);
 }
 
@@ -185,7 +199,7 @@ fail (MemnotifySource *self,
   self->level = MEMNOTIFY_LEVEL_NONE;
   g_source_set_ready_time ((GSource *) self, -1);
   if (callback != NULL)
-    call (callback, MEMNOTIFY_EVENT_ERROR, user_data);
+    call (self, callback, MEMNOTIFY_EVENT_ERROR, user_data);
   return G_SOURCE_REMOVE;
 }
 
@@ -197,7 +211,7 @@ psi_fired_level (MemnotifySource *self)
 
   for (guint i = 0; i < self->n_pollfds; i++)
     if (self->pending_pri & (1u << i))
-      level = (MemnotifyLevel) (MEMNOTIFY_LEVEL_LOW + i);
+      level = (MemnotifyLevel) (self->psi_base + i);
   return level;
 }
 
@@ -229,11 +243,19 @@ read_fd (MemnotifySource  *self,
       *out_event = MEMNOTIFY_EVENT_PRESSURE;
       result = memnotify_psi_read_fifo (self->pollfds[0].fd, out_level, &errsv);
     }
+  else if (self->has_levels)
+    {
+      /* the level now; below the source's own it is over for the source */
+      result = memnotify_device_read_level (self->pollfds[0].fd, self->path, out_level, &errsv);
+      if (result == MEMNOTIFY_READ_EVENT)
+        *out_event = *out_level >= self->min_level ? MEMNOTIFY_EVENT_PRESSURE
+                                                   : MEMNOTIFY_EVENT_PRESSURE_OVER;
+    }
   else
     {
       result = memnotify_device_read (self->pollfds[0].fd, self->path, out_event, &errsv);
       if (result == MEMNOTIFY_READ_EVENT)
-        *out_level = *out_event == MEMNOTIFY_EVENT_PRESSURE ? MEMNOTIFY_LEVEL_LOW
+        *out_level = *out_event == MEMNOTIFY_EVENT_PRESSURE ? self->one_level
                                                             : MEMNOTIFY_LEVEL_NONE;
     }
 
@@ -314,7 +336,7 @@ memnotify_source_dispatch (GSource     *source,
       return G_SOURCE_REMOVE;
     }
 
-  return call (callback, event, user_data);
+  return call (self, callback, event, user_data);
 }
 
 static void
@@ -382,6 +404,9 @@ source_new_from_fds (const int        *fds,
   self->backend = backend;
   self->is_fifo = is_fifo;
   self->level = MEMNOTIFY_LEVEL_NONE;
+  self->min_level = MEMNOTIFY_LEVEL_LOW;
+  self->one_level = MEMNOTIFY_LEVEL_LOW;
+  self->psi_base = MEMNOTIFY_LEVEL_LOW;
   self->quiet_us = psi_quiet_us ();
   self->n_pollfds = n_fds;
   for (guint i = 0; i < n_fds; i++)
@@ -439,6 +464,60 @@ memnotify_source_new_for_path (const char  *path,
   return source_new_from_fds (&fd, 1, g_strdup (path), MEMNOTIFY_BACKEND_DEVICE, is_fifo);
 }
 
+/* Without the device (@device_error: why), with
+ * %MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK in @flags, watch @n_levels PSI
+ * triggers from @first's up, or %MEMNOTIFY_PSI_TRIGGER alone (@first
+ * NONE). */
+static GSource *
+psi_fallback (MemnotifyFlags   flags,
+              MemnotifyLevel   first,
+              guint            n_levels,
+              GError          *device_error, /* (transfer full) */
+              GError         **error)
+{
+  static const char * const level_triggers[] = {
+    MEMNOTIFY_PSI_TRIGGER_LOW, MEMNOTIFY_PSI_TRIGGER_MEDIUM, MEMNOTIFY_PSI_TRIGGER_CRITICAL,
+  };
+  static const char * const one_trigger[] = { MEMNOTIFY_PSI_TRIGGER };
+  g_autoptr(GError) dev_error = device_error;
+  g_autoptr(GError) psi_error = NULL;
+  const char * const *triggers = one_trigger;
+  MemnotifySource *self;
+  char *psi_path = NULL;
+  gboolean is_fifo = FALSE;
+  int fds[MEMNOTIFY_PSI_MAX_TRIGGERS];
+  guint n_fds;
+
+  if (!(flags & MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK) ||
+      !g_error_matches (dev_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    {
+      g_propagate_error (error, g_steal_pointer (&dev_error));
+      return NULL;
+    }
+  if (first != MEMNOTIFY_LEVEL_NONE)
+    triggers = level_triggers + (first - MEMNOTIFY_LEVEL_LOW);
+
+  g_debug ("%s; trying the PSI fallback", dev_error->message);
+  n_fds = memnotify_psi_open (triggers, n_levels, fds, &psi_path, &is_fifo, &psi_error);
+  if (n_fds == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "%s; PSI fallback failed too: %s",
+                   dev_error->message, psi_error->message);
+      return NULL;
+    }
+
+  g_debug ("using PSI fallback: %u trigger(s) from '%s' on %s",
+           n_levels, triggers[0], psi_path);
+  self = (MemnotifySource *) source_new_from_fds (fds, n_fds, psi_path, MEMNOTIFY_BACKEND_PSI, is_fifo);
+  if (first != MEMNOTIFY_LEVEL_NONE)
+    {
+      self->psi_base = self->min_level = first;
+      self->has_levels = TRUE;
+    }
+  return (GSource *) self;
+}
+
 /**
  * memnotify_source_new_with_flags:
  * @flags: #MemnotifyFlags
@@ -471,20 +550,9 @@ GSource *
 memnotify_source_new_with_flags (MemnotifyFlags   flags,
                                  GError         **error)
 {
-  static const char * const level_triggers[] = {
-    MEMNOTIFY_PSI_TRIGGER_LOW, MEMNOTIFY_PSI_TRIGGER_MEDIUM, MEMNOTIFY_PSI_TRIGGER_CRITICAL,
-  };
-  static const char * const one_trigger[] = { MEMNOTIFY_PSI_TRIGGER };
   g_autoptr(GError) device_error = NULL;
-  g_autoptr(GError) psi_error = NULL;
-  const char * const *triggers = one_trigger;
-  guint n_triggers = G_N_ELEMENTS (one_trigger);
   const char *device;
   GSource *source;
-  char *psi_path = NULL;
-  gboolean is_fifo = FALSE;
-  int fds[MEMNOTIFY_PSI_MAX_TRIGGERS];
-  guint n_fds;
 
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
@@ -496,32 +564,9 @@ memnotify_source_new_with_flags (MemnotifyFlags   flags,
   if (source != NULL)
     return source;
 
-  if (!(flags & MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK) ||
-      !g_error_matches (device_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-    {
-      g_propagate_error (error, g_steal_pointer (&device_error));
-      return NULL;
-    }
-
   if (flags & MEMNOTIFY_FLAGS_PSI_LEVELS)
-    {
-      triggers = level_triggers;
-      n_triggers = G_N_ELEMENTS (level_triggers);
-    }
-
-  g_debug ("%s; trying the PSI fallback", device_error->message);
-  n_fds = memnotify_psi_open (triggers, n_triggers, fds, &psi_path, &is_fifo, &psi_error);
-  if (n_fds == 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "%s; PSI fallback failed too: %s",
-                   device_error->message, psi_error->message);
-      return NULL;
-    }
-
-  g_debug ("using PSI fallback: %u trigger(s) from '%s' on %s",
-           n_triggers, triggers[0], psi_path);
-  return source_new_from_fds (fds, n_fds, psi_path, MEMNOTIFY_BACKEND_PSI, is_fifo);
+    return psi_fallback (flags, MEMNOTIFY_LEVEL_LOW, 3, g_steal_pointer (&device_error), error);
+  return psi_fallback (flags, MEMNOTIFY_LEVEL_NONE, 1, g_steal_pointer (&device_error), error);
 }
 
 /**
@@ -578,12 +623,15 @@ memnotify_source_get_path (GSource *source)
  * memnotify_source_get_level:
  * @source: a memnotify source
  *
- * The level of the last event: %MEMNOTIFY_LEVEL_LOW for pressure from
- * the device (it has one level) or from the single PSI trigger; with
- * %MEMNOTIFY_FLAGS_PSI_LEVELS, the highest PSI trigger that fired;
- * %MEMNOTIFY_LEVEL_NONE before the first event, after
- * %MEMNOTIFY_EVENT_PRESSURE_OVER and after an error. Call it from the
- * #MemnotifyFunc.
+ * The level of the last event: for a source of
+ * memnotify_source_new_full(), the level the kernel read (on a kernel
+ * without levels, %MEMNOTIFY_LEVEL_MEDIUM for pressure), which after
+ * %MEMNOTIFY_EVENT_PRESSURE_OVER is below the source's own; for other
+ * sources %MEMNOTIFY_LEVEL_LOW for pressure from the device or from the
+ * single PSI trigger and, with %MEMNOTIFY_FLAGS_PSI_LEVELS, the highest
+ * PSI trigger that fired. %MEMNOTIFY_LEVEL_NONE before the first event,
+ * after %MEMNOTIFY_EVENT_PRESSURE_OVER (but see above) and after an
+ * error. Call it from the #MemnotifyFunc.
  *
  * Returns: a #MemnotifyLevel
  *
@@ -642,71 +690,125 @@ memnotify_source_set_callback (GSource        *source,
   g_return_if_fail (IS_MEMNOTIFY_SOURCE (source));
   g_return_if_fail (func != NULL);
 
+  ((MemnotifySource *) source)->level_callback = FALSE;
   g_source_set_callback (source, G_SOURCE_FUNC (func), user_data, notify);
 }
 
 /**
- * memnotify_add_full: (rename-to memnotify_add)
- * @priority: priority of the source, e.g. %G_PRIORITY_DEFAULT
- * @func: (scope notified) (closure user_data) (destroy notify): function
- *   to call on memory pressure events
- * @user_data: data to pass to @func
- * @notify: (nullable): called on @user_data when the source is removed
+ * memnotify_source_new_full:
+ * @min_level: the lowest level to hear of: %MEMNOTIFY_LEVEL_LOW,
+ *   %MEMNOTIFY_LEVEL_MEDIUM or %MEMNOTIFY_LEVEL_CRITICAL
+ * @flags: #MemnotifyFlags
  * @error: return location for a #GError, or %NULL
  *
- * Creates a source with memnotify_source_new() and attaches it to the
- * global default main context.
+ * Creates a source watching the mem_notify device, as
+ * memnotify_source_new_with_flags() does, that asks the kernel to notify
+ * it of @min_level and each level above it (`MEM_NOTIFY_SET_LEVEL`). Its
+ * events then carry the kernel's level: %MEMNOTIFY_EVENT_PRESSURE at
+ * @min_level or above, %MEMNOTIFY_EVENT_PRESSURE_OVER below it. Set a
+ * #MemnotifyLevelFunc with memnotify_source_set_level_callback() to get
+ * the level with each event, or call memnotify_source_get_level().
  *
- * Ownership of @user_data is always transferred: if the source cannot be
- * created, @notify is called on @user_data before returning 0.
+ * A kernel without levels notifies at one level, medium, whatever
+ * @min_level is: its events are reported at %MEMNOTIFY_LEVEL_MEDIUM and
+ * memnotify_source_has_levels() returns %FALSE. A FIFO standing in for
+ * the device speaks the levels: the last digit '0' to '3' in each chunk
+ * written to it is the level.
  *
- * Returns: the source ID (> 0), or 0 on error
+ * With %MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK and no device, the source
+ * installs the PSI triggers of @min_level and the levels above it
+ * (%MEMNOTIFY_PSI_TRIGGER_LOW and so on; %MEMNOTIFY_FLAGS_PSI_LEVELS is
+ * implied) and reports the highest that fired.
  *
- * Since: 0.1
+ * Returns: (transfer full) (nullable): a new #GSource, or %NULL on error
+ *
+ * Since: 0.3
  */
-guint
-memnotify_add_full (gint             priority,
-                    MemnotifyFunc    func,
-                    gpointer         user_data,
-                    GDestroyNotify   notify,
-                    GError         **error)
+GSource *
+memnotify_source_new_full (MemnotifyLevel   min_level,
+                           MemnotifyFlags   flags,
+                           GError         **error)
 {
-  g_autoptr(GSource) source = NULL;
+  g_autoptr(GError) device_error = NULL;
+  MemnotifySource *self;
+  const char *device;
+  gboolean is_fifo = FALSE, has_levels = FALSE;
+  int fd;
 
-  g_return_val_if_fail (func != NULL, 0);
-  g_return_val_if_fail (error == NULL || *error == NULL, 0);
+  g_return_val_if_fail (min_level >= MEMNOTIFY_LEVEL_LOW &&
+                        min_level <= MEMNOTIFY_LEVEL_CRITICAL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  source = memnotify_source_new (error);
-  if (source == NULL)
+  device = memnotify_device_default_path (error);
+  if (device == NULL)
+    return NULL;
+
+  fd = memnotify_device_open (device, &is_fifo, &device_error);
+  if (fd < 0)
+    return psi_fallback (flags, min_level, MEMNOTIFY_LEVEL_CRITICAL - min_level + 1,
+                         g_steal_pointer (&device_error), error);
+
+  if (is_fifo)
+    has_levels = TRUE;
+  else if (!memnotify_device_set_level (fd, device, min_level, &has_levels, error))
     {
-      if (notify != NULL)
-        notify (user_data);
-      return 0;
+      close (fd);
+      return NULL;
     }
 
-  if (priority != G_PRIORITY_DEFAULT)
-    g_source_set_priority (source, priority);
-  g_source_set_callback (source, G_SOURCE_FUNC (func), user_data, notify);
-  return g_source_attach (source, NULL);
+  self = (MemnotifySource *) source_new_from_fds (&fd, 1, g_strdup (device),
+                                                  MEMNOTIFY_BACKEND_DEVICE, is_fifo);
+  self->min_level = min_level;
+  self->one_level = MEMNOTIFY_LEVEL_MEDIUM;
+  self->has_levels = has_levels;
+  return (GSource *) self;
 }
 
 /**
- * memnotify_add: (skip)
- * @func: function to call on memory pressure events
- * @user_data: data to pass to @func
- * @error: return location for a #GError, or %NULL
+ * memnotify_source_has_levels:
+ * @source: a memnotify source
  *
- * Same as memnotify_add_full() with %G_PRIORITY_DEFAULT and no destroy
- * notify.
+ * Whether @source hears the levels it asked for: %TRUE for a source of
+ * memnotify_source_new_full() on a kernel with levels, on a FIFO standing
+ * in for the device, or with PSI level triggers; %FALSE when the kernel
+ * has one level, and for sources made without a level.
  *
- * Returns: the source ID (> 0), or 0 on error
+ * Returns: %TRUE if @source's events carry the kernel's level
  *
- * Since: 0.1
+ * Since: 0.3
  */
-guint
-memnotify_add (MemnotifyFunc   func,
-               gpointer        user_data,
-               GError        **error)
+gboolean
+memnotify_source_has_levels (GSource *source)
 {
-  return memnotify_add_full (G_PRIORITY_DEFAULT, func, user_data, NULL, error);
+  MemnotifySource *self = (MemnotifySource *) source;
+
+  g_return_val_if_fail (IS_MEMNOTIFY_SOURCE (source), FALSE);
+
+  return self->has_levels;
+}
+
+/**
+ * memnotify_source_set_level_callback:
+ * @source: a memnotify source
+ * @func: (scope notified) (closure user_data) (destroy notify): function
+ *   to call on events, with their level
+ * @user_data: data to pass to @func
+ * @notify: (nullable): called on @user_data when the source is removed
+ *
+ * Sets a #MemnotifyLevelFunc as the callback of @source, in place of a
+ * #MemnotifyFunc.
+ *
+ * Since: 0.3
+ */
+void
+memnotify_source_set_level_callback (GSource            *source,
+                                     MemnotifyLevelFunc  func,
+                                     gpointer            user_data,
+                                     GDestroyNotify      notify)
+{
+  g_return_if_fail (IS_MEMNOTIFY_SOURCE (source));
+  g_return_if_fail (func != NULL);
+
+  ((MemnotifySource *) source)->level_callback = TRUE;
+  g_source_set_callback (source, (GSourceFunc) (void (*) (void)) func, user_data, notify);
 }

@@ -1054,6 +1054,209 @@ test_psi_levels (Fixture       *fx,
   g_source_destroy (source);
 }
 
+/* ---- levels (0.3) ---- */
+
+static gboolean
+record_level (MemnotifyEvent event,
+              MemnotifyLevel level,
+              guint64        bytes_hint,
+              gpointer       user_data)
+{
+  Fixture *fx = user_data;
+
+  /* event and level in one entry: level * 16 + event */
+  MemnotifyEvent both = (MemnotifyEvent) (level * 16 + event);
+
+  g_assert_cmpuint (bytes_hint, ==, 0);
+  g_array_append_val (fx->events, both);
+  return fx->callback_result;
+}
+
+#define LEVEL_EVENT(level, event) ((MemnotifyEvent) ((level) * 16 + (event)))
+
+/* A FIFO standing in for a device with levels: the last digit is the
+ * level; below the source's level it is over for the source. */
+static void
+test_levels_fifo (Fixture       *fx,
+                  gconstpointer  data G_GNUC_UNUSED)
+{
+  static const struct {
+    const char *write;
+    MemnotifyEvent expect;
+  } steps[] = {
+    { "1\n", LEVEL_EVENT (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_EVENT_PRESSURE_OVER) },
+    { "2\n", LEVEL_EVENT (MEMNOTIFY_LEVEL_MEDIUM, MEMNOTIFY_EVENT_PRESSURE) },
+    { "3\n", LEVEL_EVENT (MEMNOTIFY_LEVEL_CRITICAL, MEMNOTIFY_EVENT_PRESSURE) },
+    { "32\n", LEVEL_EVENT (MEMNOTIFY_LEVEL_MEDIUM, MEMNOTIFY_EVENT_PRESSURE) },
+    { "0\n", LEVEL_EVENT (MEMNOTIFY_LEVEL_NONE, MEMNOTIFY_EVENT_PRESSURE_OVER) },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSource) source = NULL;
+  int writer;
+
+  g_setenv ("MEMNOTIFY_DEVICE", fx->fifo, TRUE);
+  source = memnotify_source_new_full (MEMNOTIFY_LEVEL_MEDIUM, MEMNOTIFY_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_DEVICE);
+  g_assert_true (memnotify_source_has_levels (source));
+  memnotify_source_set_level_callback (source, record_level, fx, count_destroy);
+  g_source_attach (source, fx->context);
+
+  writer = open_writer (fx->fifo);
+  for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
+    {
+      write_all (writer, steps[i].write);
+      g_assert_true (g_main_context_iteration (fx->context, FALSE));
+      g_assert_cmpuint (fx->events->len, ==, i + 1);
+      g_assert_cmpint (event_at (fx, i), ==, steps[i].expect);
+      g_assert_cmpint (memnotify_source_get_level (source), ==, steps[i].expect / 16);
+    }
+  /* no digit: a spurious wake-up, no event */
+  write_all (writer, "x");
+  iterate_until_idle (fx->context);
+  g_assert_cmpuint (fx->events->len, ==, G_N_ELEMENTS (steps));
+  g_assert_no_errno (close (writer));
+  iterate_until_idle (fx->context);
+
+  /* a MemnotifyFunc set later replaces the level callback */
+  memnotify_source_set_callback (source, record_event, fx, count_destroy);
+  g_assert_cmpuint (fx->destroyed, ==, 1);
+  writer = open_writer (fx->fifo);
+  write_all (writer, "3");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpint (event_at (fx, G_N_ELEMENTS (steps)), ==, MEMNOTIFY_EVENT_PRESSURE);
+  g_assert_no_errno (close (writer));
+  iterate_until_idle (fx->context);
+  g_source_destroy (source);
+  g_assert_cmpuint (fx->destroyed, ==, 2);
+}
+
+/* Sources made without a level keep 0.2's behaviour on a FIFO: '1' is
+ * pressure at LOW, digits 2 and 3 are not read. */
+static void
+test_levels_old_api (Fixture       *fx,
+                     gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GSource) source = attach_fifo_source (fx);
+  int writer = open_writer (fx->fifo);
+
+  g_assert_false (memnotify_source_has_levels (source));
+  write_all (writer, "1\n");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_LOW);
+  write_all (writer, "3\n");
+  iterate_until_idle (fx->context);
+  g_assert_cmpuint (fx->events->len, ==, 1);
+  g_assert_no_errno (close (writer));
+  iterate_until_idle (fx->context);
+  g_source_destroy (source);
+}
+
+/* With the PSI fallback, the triggers of the level asked for and up. */
+static void
+test_levels_psi (Fixture       *fx,
+                 gconstpointer  data G_GNUC_UNUSED)
+{
+  static const char critical[] = MEMNOTIFY_PSI_TRIGGER_CRITICAL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSource) source = NULL;
+  g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
+  g_autofree char *psi = g_build_filename (fx->tmpdir, "memory.pressure", NULL);
+  g_autofree char *contents = NULL;
+  guint fds_before = count_open_fds ();
+  gsize length;
+
+  g_assert_true (g_file_set_contents (psi, "", -1, NULL));
+  g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
+  g_setenv ("MEMNOTIFY_PSI_PATH", psi, TRUE);
+
+  /* without the fallback flag: the device's error */
+  source = memnotify_source_new_full (MEMNOTIFY_LEVEL_MEDIUM, MEMNOTIFY_FLAGS_NONE, &error);
+  g_assert_null (source);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  g_assert_cmpuint (count_open_fds (), ==, fds_before);
+
+  source = memnotify_source_new_full (MEMNOTIFY_LEVEL_MEDIUM,
+                                      MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_PSI);
+  g_assert_true (memnotify_source_has_levels (source));
+  /* medium and critical: two triggers, the critical one written last */
+  g_assert_cmpuint (count_open_fds (), ==, fds_before + 2);
+  g_assert_true (g_file_get_contents (psi, &contents, &length, NULL));
+  g_assert_cmpmem (contents, length, critical, sizeof critical);
+  g_clear_pointer (&source, g_source_unref);
+  g_assert_cmpuint (count_open_fds (), ==, fds_before);
+
+  source = memnotify_source_new_full (MEMNOTIFY_LEVEL_CRITICAL,
+                                      MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_open_fds (), ==, fds_before + 1);
+  g_clear_pointer (&source, g_source_unref);
+  g_assert_no_errno (g_unlink (psi));
+}
+
+/* memnotify_add_level*(): the default context, the notify on error, and
+ * an error event reaches the level callback at NONE. */
+static void
+test_levels_add (Fixture       *fx,
+                 gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
+  GMainContext *global = g_main_context_default ();
+  int writer;
+  guint id;
+
+  g_setenv ("MEMNOTIFY_DEVICE", fx->fifo, TRUE);
+  id = memnotify_add_level_full (MEMNOTIFY_LEVEL_LOW, G_PRIORITY_HIGH, record_level, fx,
+                                 count_destroy, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (id, >, 0);
+  writer = open_writer (fx->fifo);
+  write_all (writer, "1");
+  iterate_until_idle (global);
+  g_assert_cmpuint (fx->events->len, ==, 1);
+  g_assert_cmpint (event_at (fx, 0), ==,
+                   LEVEL_EVENT (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_EVENT_PRESSURE));
+  g_assert_true (g_source_remove (id));
+  g_assert_cmpuint (fx->destroyed, ==, 1);
+  g_assert_no_errno (close (writer));
+
+  id = memnotify_add_level (MEMNOTIFY_LEVEL_CRITICAL, record_level, fx, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_source_remove (id));
+
+  g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
+  id = memnotify_add_level_full (MEMNOTIFY_LEVEL_LOW, G_PRIORITY_DEFAULT, record_level, fx,
+                                 count_destroy, &error);
+  g_assert_cmpuint (id, ==, 0);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_cmpuint (fx->destroyed, ==, 2);
+  iterate_until_idle (global);
+}
+
+/* A bad level is a programming error: NULL and a critical warning. */
+static void
+test_levels_bad (Fixture       *fx,
+                 gconstpointer  data G_GNUC_UNUSED)
+{
+  static const MemnotifyLevel bad[] = { MEMNOTIFY_LEVEL_NONE, (MemnotifyLevel) 4,
+                                        (MemnotifyLevel) -1 };
+
+  g_setenv ("MEMNOTIFY_DEVICE", fx->fifo, TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      GSource *source;
+
+      g_test_expect_message ("memnotify", G_LOG_LEVEL_CRITICAL, "*min_level*");
+      source = memnotify_source_new_full (bad[i], MEMNOTIFY_FLAGS_NONE, NULL);
+      g_test_assert_expected_messages ();
+      g_assert_null (source);
+    }
+}
+
 static void
 test_strings (void)
 {
@@ -1103,6 +1306,11 @@ main (int   argc,
   g_test_add_func ("/memnotify/error/runtime", test_runtime_error);
   ADD ("/memnotify/closure", test_closure);
   ADD ("/memnotify/set-callback-and-level", test_set_callback_and_level);
+  ADD ("/memnotify/levels/fifo", test_levels_fifo);
+  ADD ("/memnotify/levels/old-api", test_levels_old_api);
+  ADD ("/memnotify/levels/psi", test_levels_psi);
+  ADD ("/memnotify/levels/add", test_levels_add);
+  ADD ("/memnotify/levels/bad", test_levels_bad);
   g_test_add_func ("/memnotify/strings", test_strings);
 
 #undef ADD

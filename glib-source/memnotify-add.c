@@ -1,0 +1,149 @@
+/* memnotify-glib - memnotify_add() and its kin: a source attached to the
+ * global default main context in one call
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "memnotify-glib.h"
+
+/* Attaches @source, with its callback set, to the global default context
+ * at @priority; without a source, releases @user_data. */
+static guint
+attach_default (GSource        *source, /* (transfer full) (nullable) */
+                gint            priority,
+                gpointer        user_data,
+                GDestroyNotify  notify)
+{
+  g_autoptr(GSource) owned = source;
+
+  if (owned == NULL)
+    {
+      if (notify != NULL)
+        notify (user_data);
+      return 0;
+    }
+  if (priority != G_PRIORITY_DEFAULT)
+    g_source_set_priority (owned, priority);
+  return g_source_attach (owned, NULL);
+}
+
+/**
+ * memnotify_add_full: (rename-to memnotify_add)
+ * @priority: priority of the source, e.g. %G_PRIORITY_DEFAULT
+ * @func: (scope notified) (closure user_data) (destroy notify): function
+ *   to call on memory pressure events
+ * @user_data: data to pass to @func
+ * @notify: (nullable): called on @user_data when the source is removed
+ * @error: return location for a #GError, or %NULL
+ *
+ * Creates a source with memnotify_source_new() and attaches it to the
+ * global default main context.
+ *
+ * Ownership of @user_data is always transferred: if the source cannot be
+ * created, @notify is called on @user_data before returning 0.
+ *
+ * Returns: the source ID (> 0), or 0 on error
+ *
+ * Since: 0.1
+ */
+guint
+memnotify_add_full (gint             priority,
+                    MemnotifyFunc    func,
+                    gpointer         user_data,
+                    GDestroyNotify   notify,
+                    GError         **error)
+{
+  GSource *source;
+
+  g_return_val_if_fail (func != NULL, 0);
+  g_return_val_if_fail (error == NULL || *error == NULL, 0);
+
+  source = memnotify_source_new (error);
+  if (source != NULL)
+    g_source_set_callback (source, G_SOURCE_FUNC (func), user_data, notify);
+  return attach_default (source, priority, user_data, notify);
+}
+
+/**
+ * memnotify_add: (skip)
+ * @func: function to call on memory pressure events
+ * @user_data: data to pass to @func
+ * @error: return location for a #GError, or %NULL
+ *
+ * Same as memnotify_add_full() with %G_PRIORITY_DEFAULT and no destroy
+ * notify.
+ *
+ * Returns: the source ID (> 0), or 0 on error
+ *
+ * Since: 0.1
+ */
+guint
+memnotify_add (MemnotifyFunc   func,
+               gpointer        user_data,
+               GError        **error)
+{
+  return memnotify_add_full (G_PRIORITY_DEFAULT, func, user_data, NULL, error);
+}
+
+/**
+ * memnotify_add_level_full: (rename-to memnotify_add_level)
+ * @min_level: the lowest level to hear of (see memnotify_source_new_full())
+ * @priority: priority of the source, e.g. %G_PRIORITY_DEFAULT
+ * @func: (scope notified) (closure user_data) (destroy notify): function
+ *   to call on memory pressure events, with their level
+ * @user_data: data to pass to @func
+ * @notify: (nullable): called on @user_data when the source is removed
+ * @error: return location for a #GError, or %NULL
+ *
+ * Creates a source with memnotify_source_new_full() (no flags), sets
+ * @func as its #MemnotifyLevelFunc and attaches it to the global default
+ * main context.
+ *
+ * Ownership of @user_data is always transferred: if the source cannot be
+ * created, @notify is called on @user_data before returning 0.
+ *
+ * Returns: the source ID (> 0), or 0 on error
+ *
+ * Since: 0.3
+ */
+guint
+memnotify_add_level_full (MemnotifyLevel       min_level,
+                          gint                 priority,
+                          MemnotifyLevelFunc   func,
+                          gpointer             user_data,
+                          GDestroyNotify       notify,
+                          GError             **error)
+{
+  GSource *source;
+
+  g_return_val_if_fail (func != NULL, 0);
+  g_return_val_if_fail (error == NULL || *error == NULL, 0);
+
+  source = memnotify_source_new_full (min_level, MEMNOTIFY_FLAGS_NONE, error);
+  if (source != NULL)
+    memnotify_source_set_level_callback (source, func, user_data, notify);
+  return attach_default (source, priority, user_data, notify);
+}
+
+/**
+ * memnotify_add_level: (skip)
+ * @min_level: the lowest level to hear of
+ * @func: function to call on memory pressure events, with their level
+ * @user_data: data to pass to @func
+ * @error: return location for a #GError, or %NULL
+ *
+ * Same as memnotify_add_level_full() with %G_PRIORITY_DEFAULT and no
+ * destroy notify.
+ *
+ * Returns: the source ID (> 0), or 0 on error
+ *
+ * Since: 0.3
+ */
+guint
+memnotify_add_level (MemnotifyLevel       min_level,
+                     MemnotifyLevelFunc   func,
+                     gpointer             user_data,
+                     GError             **error)
+{
+  return memnotify_add_level_full (min_level, G_PRIORITY_DEFAULT, func, user_data, NULL, error);
+}

@@ -119,11 +119,16 @@ typedef enum
  * MemnotifyLevel:
  * @MEMNOTIFY_LEVEL_NONE: no pressure (before the first event, and after
  *   %MEMNOTIFY_EVENT_PRESSURE_OVER).
- * @MEMNOTIFY_LEVEL_LOW: pressure. The device has this level only.
- * @MEMNOTIFY_LEVEL_MEDIUM: more pressure (PSI with
- *   %MEMNOTIFY_FLAGS_PSI_LEVELS: %MEMNOTIFY_PSI_TRIGGER_MEDIUM fired).
- * @MEMNOTIFY_LEVEL_CRITICAL: the system is about to thrash (PSI with
- *   %MEMNOTIFY_FLAGS_PSI_LEVELS: %MEMNOTIFY_PSI_TRIGGER_CRITICAL fired).
+ * @MEMNOTIFY_LEVEL_LOW: pressure (a source of memnotify_source_new_full()
+ *   on a device with levels: less than 3/8 of the memory, or of the
+ *   cgroup's limit, is available; the other sources report all their
+ *   device pressure events at this level).
+ * @MEMNOTIFY_LEVEL_MEDIUM: more pressure (a device with levels: less
+ *   than 1/4 available; PSI with %MEMNOTIFY_FLAGS_PSI_LEVELS:
+ *   %MEMNOTIFY_PSI_TRIGGER_MEDIUM fired).
+ * @MEMNOTIFY_LEVEL_CRITICAL: the system is about to thrash (a device with
+ *   levels: less than 1/8 available; PSI with %MEMNOTIFY_FLAGS_PSI_LEVELS:
+ *   %MEMNOTIFY_PSI_TRIGGER_CRITICAL fired).
  *
  * How bad the pressure of the last event is: see
  * memnotify_source_get_level().

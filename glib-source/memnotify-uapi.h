@@ -24,4 +24,23 @@ struct mem_notify_level {
 #define MEM_NOTIFY_IOC_MAGIC	0xD0
 #define MEM_NOTIFY_SET_LEVEL	_IOW(MEM_NOTIFY_IOC_MAGIC, 0, struct mem_notify_level)
 
+/* patch 15: records */
+#define MEM_NOTIFY_FLAG_RECORD		(1U << 0)
+#define MEM_NOTIFY_SCOPE_SYSTEM		0
+#define MEM_NOTIFY_SCOPE_CGROUP		1
+
+struct mem_notify_record {
+	uint32_t size;
+	uint32_t level;
+	uint32_t scope;
+	uint32_t min_level;
+	uint64_t reclaim_bytes;
+	uint64_t available_bytes;
+	uint64_t total_bytes;
+	uint64_t cgroup_id;
+};
+
+#define MEM_NOTIFY_RECORD_SIZE_VER0	48
+#define MEM_NOTIFY_GET_RECORD	_IOR(MEM_NOTIFY_IOC_MAGIC, 1, struct mem_notify_record)
+
 #endif /* MEMNOTIFY_UAPI_H */

@@ -35,4 +35,4 @@ srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../../.." && pwd)}
 builddir=${top_builddir:-$srcdir/_build}
 . "$srcdir/tests/vm/lib.sh"
 
-mn_vm_initramfs_check --swap 256M memcg "$srcdir/tests/vm/memcg/init" "mn-watch mn-hog" "$@"
+mn_vm_initramfs_check --swap 256M memcg "$srcdir/tests/vm/memcg/init" "mn-watch mn-hog mn-record" "$@"

@@ -68,9 +68,9 @@ typedef struct
   GIOCondition pending_pri;   /* PSI: bit i set if pollfds[i] fired */
   MemnotifyBackend backend;
   MemnotifyLevel level;       /* of the last event */
-  MemnotifyLevel min_level;   /* pressure from this level up (levels only) */
+  MemnotifyLevel min_level;   /* pressure from this level up (levels only);
+                               * PSI: the level of pollfds[0] */
   MemnotifyLevel one_level;   /* the level of "1" from a device without levels */
-  MemnotifyLevel psi_base;    /* PSI: the level of pollfds[0] */
   gboolean has_levels;        /* the device reads levels (MEM_NOTIFY_SET_LEVEL) */
   gboolean level_callback;    /* the callback is a MemnotifyLevelFunc */
   gboolean is_fifo;           /* test stand-in: reopened on writer hang-up */
@@ -211,7 +211,7 @@ psi_fired_level (MemnotifySource *self)
 
   for (guint i = 0; i < self->n_pollfds; i++)
     if (self->pending_pri & (1u << i))
-      level = (MemnotifyLevel) (self->psi_base + i);
+      level = (MemnotifyLevel) (self->min_level + i);
   return level;
 }
 
@@ -406,7 +406,6 @@ source_new_from_fds (const int        *fds,
   self->level = MEMNOTIFY_LEVEL_NONE;
   self->min_level = MEMNOTIFY_LEVEL_LOW;
   self->one_level = MEMNOTIFY_LEVEL_LOW;
-  self->psi_base = MEMNOTIFY_LEVEL_LOW;
   self->quiet_us = psi_quiet_us ();
   self->n_pollfds = n_fds;
   for (guint i = 0; i < n_fds; i++)
@@ -465,13 +464,12 @@ memnotify_source_new_for_path (const char  *path,
 }
 
 /* Without the device (@device_error: why), with
- * %MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK in @flags, watch @n_levels PSI
- * triggers from @first's up, or %MEMNOTIFY_PSI_TRIGGER alone (@first
- * NONE). */
+ * %MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK in @flags, watch the PSI triggers
+ * of @first and each level above it, or %MEMNOTIFY_PSI_TRIGGER alone
+ * (@first NONE). */
 static GSource *
 psi_fallback (MemnotifyFlags   flags,
               MemnotifyLevel   first,
-              guint            n_levels,
               GError          *device_error, /* (transfer full) */
               GError         **error)
 {
@@ -482,6 +480,7 @@ psi_fallback (MemnotifyFlags   flags,
   g_autoptr(GError) dev_error = device_error;
   g_autoptr(GError) psi_error = NULL;
   const char * const *triggers = one_trigger;
+  guint n_levels = G_N_ELEMENTS (one_trigger);
   MemnotifySource *self;
   char *psi_path = NULL;
   gboolean is_fifo = FALSE;
@@ -495,7 +494,10 @@ psi_fallback (MemnotifyFlags   flags,
       return NULL;
     }
   if (first != MEMNOTIFY_LEVEL_NONE)
-    triggers = level_triggers + (first - MEMNOTIFY_LEVEL_LOW);
+    {
+      triggers = level_triggers + (first - MEMNOTIFY_LEVEL_LOW);
+      n_levels = MEMNOTIFY_LEVEL_CRITICAL - first + 1;
+    }
 
   g_debug ("%s; trying the PSI fallback", dev_error->message);
   n_fds = memnotify_psi_open (triggers, n_levels, fds, &psi_path, &is_fifo, &psi_error);
@@ -512,7 +514,7 @@ psi_fallback (MemnotifyFlags   flags,
   self = (MemnotifySource *) source_new_from_fds (fds, n_fds, psi_path, MEMNOTIFY_BACKEND_PSI, is_fifo);
   if (first != MEMNOTIFY_LEVEL_NONE)
     {
-      self->psi_base = self->min_level = first;
+      self->min_level = first;
       self->has_levels = TRUE;
     }
   return (GSource *) self;
@@ -565,8 +567,8 @@ memnotify_source_new_with_flags (MemnotifyFlags   flags,
     return source;
 
   if (flags & MEMNOTIFY_FLAGS_PSI_LEVELS)
-    return psi_fallback (flags, MEMNOTIFY_LEVEL_LOW, 3, g_steal_pointer (&device_error), error);
-  return psi_fallback (flags, MEMNOTIFY_LEVEL_NONE, 1, g_steal_pointer (&device_error), error);
+    return psi_fallback (flags, MEMNOTIFY_LEVEL_LOW, g_steal_pointer (&device_error), error);
+  return psi_fallback (flags, MEMNOTIFY_LEVEL_NONE, g_steal_pointer (&device_error), error);
 }
 
 /**
@@ -745,8 +747,7 @@ memnotify_source_new_full (MemnotifyLevel   min_level,
 
   fd = memnotify_device_open (device, &is_fifo, &device_error);
   if (fd < 0)
-    return psi_fallback (flags, min_level, MEMNOTIFY_LEVEL_CRITICAL - min_level + 1,
-                         g_steal_pointer (&device_error), error);
+    return psi_fallback (flags, min_level, g_steal_pointer (&device_error), error);
 
   if (is_fifo)
     has_levels = TRUE;

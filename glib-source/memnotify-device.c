@@ -223,11 +223,36 @@ memnotify_device_reopen_fifo (const char  *path,
   return fd;
 }
 
-/* One read() of up to READ_CHUNK bytes, EINTR retried: EVENT with
- * *out_found the last byte of @wanted in the bytes read (0 if none),
- * NOTHING on EAGAIN, EOF, or ERROR with *out_errno. The real device
- * never blocks: it returns its state once after open and once per
- * notification, and end of file in between. */
+/* One read() of up to @size bytes, EINTR retried: EVENT with *out_n
+ * bytes read, NOTHING on EAGAIN, EOF, or ERROR with *out_errno. The
+ * real device never blocks: it returns its state once after open and
+ * once per notification, and end of file in between. */
+static MemnotifyReadResult
+read_once (int     fd,
+           void   *buf,
+           gsize   size,
+           gssize *out_n,
+           int    *out_errno)
+{
+  gssize n;
+
+  do
+    n = read (fd, buf, size);
+  while (n < 0 && errno == EINTR);
+
+  *out_n = n;
+  if (n < 0)
+    {
+      if (errno == EAGAIN || errno == EWOULDBLOCK)
+        return MEMNOTIFY_READ_NOTHING;
+      *out_errno = errno;
+      return MEMNOTIFY_READ_ERROR;
+    }
+  return n == 0 ? MEMNOTIFY_READ_EOF : MEMNOTIFY_READ_EVENT;
+}
+
+/* One read() of up to READ_CHUNK bytes (read_once()): EVENT with
+ * *out_found the last byte of @wanted in the bytes read (0 if none). */
 MemnotifyReadResult
 memnotify_read_last_of (int         fd,
                         const char *wanted,
@@ -236,21 +261,10 @@ memnotify_read_last_of (int         fd,
 {
   char buf[READ_CHUNK];
   gssize n;
+  MemnotifyReadResult result = read_once (fd, buf, sizeof buf, &n, out_errno);
 
-  do
-    n = read (fd, buf, sizeof buf);
-  while (n < 0 && errno == EINTR);
-
-  if (n < 0)
-    {
-      if (errno == EAGAIN || errno == EWOULDBLOCK)
-        return MEMNOTIFY_READ_NOTHING;
-      *out_errno = errno;
-      return MEMNOTIFY_READ_ERROR;
-    }
-  if (n == 0)
-    return MEMNOTIFY_READ_EOF;
-
+  if (result != MEMNOTIFY_READ_EVENT)
+    return result;
   *out_found = 0;
   for (gssize i = n - 1; i >= 0 && *out_found == 0; i--)
     if (buf[i] != 0 && strchr (wanted, buf[i]) != NULL)
@@ -293,20 +307,35 @@ memnotify_device_read (int             fd,
   return result;
 }
 
-/* Asks the kernel to notify @fd from @level up (MEM_NOTIFY_SET_LEVEL).
- * A kernel without levels (or a FIFO) answers ENOTTY: TRUE with
- * *out_has_levels FALSE, the file keeps the kernel's single level. */
+/* Asks the kernel to notify @fd from @level up (MEM_NOTIFY_SET_LEVEL),
+ * with records (MEM_NOTIFY_FLAG_RECORD) when it has them.
+ * A kernel with levels but no records refuses the flag with EINVAL: the
+ * file reads digits, *out_has_records FALSE. A kernel without levels (or
+ * a FIFO) answers ENOTTY: TRUE with *out_has_levels FALSE, the file keeps
+ * the kernel's single level. */
 gboolean
 memnotify_device_set_level (int              fd,
                             const char      *path,
                             MemnotifyLevel   level,
                             gboolean        *out_has_levels,
+                            gboolean        *out_has_records,
                             GError         **error)
 {
-  struct mem_notify_level req = { .level = (uint32_t) level, .flags = 0 };
+  struct mem_notify_level req = { .level = (uint32_t) level, .flags = MEM_NOTIFY_FLAG_RECORD };
+  int r;
 
   *out_has_levels = FALSE;
-  if (ioctl (fd, MEM_NOTIFY_SET_LEVEL, &req) == 0)
+  *out_has_records = FALSE;
+  r = ioctl (fd, MEM_NOTIFY_SET_LEVEL, &req);
+  if (r == 0)
+    *out_has_records = TRUE;
+  else if (errno == EINVAL)
+    {
+      g_debug ("%s has no records (MEM_NOTIFY_FLAG_RECORD: EINVAL)", path);
+      req.flags = 0;
+      r = ioctl (fd, MEM_NOTIFY_SET_LEVEL, &req);
+    }
+  if (r == 0)
     {
       *out_has_levels = TRUE;
       return TRUE;
@@ -320,6 +349,35 @@ memnotify_device_set_level (int              fd,
                "Cannot set the level of %s to %s: %s", path,
                memnotify_level_to_string (level), g_strerror (errno));
   return FALSE;
+}
+
+/* A file that asked for records reads one struct mem_notify_record per
+ * notification: the level and the bytes to get back (reclaim_bytes).
+ * A later kernel's record may be longer; one shorter than the first
+ * version's, or with a level above critical, is not the device's: EPROTO. */
+MemnotifyReadResult
+memnotify_device_read_record (int             fd,
+                              const char     *path,
+                              MemnotifyLevel *out_level,
+                              guint64        *out_bytes,
+                              int            *out_errno)
+{
+  struct mem_notify_record rec = { 0 };
+  gssize n;
+  MemnotifyReadResult result = read_once (fd, &rec, sizeof rec, &n, out_errno);
+
+  if (result != MEMNOTIFY_READ_EVENT)
+    return result;
+  if (n < MEM_NOTIFY_RECORD_SIZE_VER0 || rec.level > MEM_NOTIFY_LEVEL_CRITICAL)
+    {
+      g_debug ("%s: a record of %" G_GSSIZE_FORMAT " bytes at level %u is not the device's",
+               path, n, rec.level);
+      *out_errno = EPROTO;
+      return MEMNOTIFY_READ_ERROR;
+    }
+  *out_level = (MemnotifyLevel) rec.level;
+  *out_bytes = rec.reclaim_bytes;
+  return MEMNOTIFY_READ_EVENT;
 }
 
 /* A file that chose its level reads the level as a digit, "0" to "3":

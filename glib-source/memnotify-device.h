@@ -42,11 +42,19 @@ gboolean            memnotify_device_set_level    (int             fd,
                                                    const char     *path,
                                                    MemnotifyLevel  level,
                                                    gboolean       *out_has_levels,
+                                                   gboolean       *out_has_records,
                                                    GError        **error);
 G_GNUC_INTERNAL
 MemnotifyReadResult memnotify_device_read_level   (int             fd,
                                                    const char     *path,
                                                    MemnotifyLevel *out_level,
+                                                   int            *out_errno);
+
+G_GNUC_INTERNAL
+MemnotifyReadResult memnotify_device_read_record  (int             fd,
+                                                   const char     *path,
+                                                   MemnotifyLevel *out_level,
+                                                   guint64        *out_bytes,
                                                    int            *out_errno);
 
 G_END_DECLS

@@ -207,8 +207,10 @@ typedef gboolean (*MemnotifyFunc) (MemnotifyEvent event,
  *   source's level or a higher one, for %MEMNOTIFY_EVENT_PRESSURE_OVER a
  *   lower one, for %MEMNOTIFY_EVENT_ERROR %MEMNOTIFY_LEVEL_NONE
  * @bytes_hint: how many bytes the system (or the memory cgroup) needs
- *   back to leave the level, or 0 if the kernel does not say; this
- *   version always passes 0
+ *   back for its level to fall below the source's level: the kernel's
+ *   record (`reclaim_bytes`) for a source of memnotify_source_new_full()
+ *   on a kernel with records; 0 when the kernel does not say (a kernel
+ *   without records, a FIFO, PSI) and with %MEMNOTIFY_EVENT_ERROR
  * @user_data: data passed to memnotify_source_set_level_callback() or
  *   memnotify_add_level_full()
  *

@@ -72,6 +72,8 @@ typedef struct
                                * PSI: the level of pollfds[0] */
   MemnotifyLevel one_level;   /* the level of "1" from a device without levels */
   gboolean has_levels;        /* the device reads levels (MEM_NOTIFY_SET_LEVEL) */
+  gboolean has_records;       /* ... as records, with the bytes to get back */
+  guint64 bytes_hint;         /* of the last event: reclaim_bytes, or 0 */
   gboolean level_callback;    /* the callback is a MemnotifyLevelFunc */
   gboolean is_fifo;           /* test stand-in: reopened on writer hang-up */
   gint64 quiet_us;            /* PSI: PRESSURE_OVER after this long without trigger */
@@ -180,7 +182,8 @@ call (MemnotifySource *self,
       gpointer         user_data)
 {
   if (self->level_callback)
-    return ((MemnotifyLevelFunc) (void (*) (void)) callback) (event, self->level, 0, user_data);
+    return ((MemnotifyLevelFunc) (void (*) (void)) callback) (event, self->level, self->bytes_hint,
+                                                                  user_data);
   return ((MemnotifyFunc) (void (*) (void)) callback) (event, user_data);
 }
 
@@ -197,6 +200,7 @@ fail (MemnotifySource *self,
   g_clear_error (&self->error);
   self->error = error;
   self->level = MEMNOTIFY_LEVEL_NONE;
+  self->bytes_hint = 0;
   g_source_set_ready_time ((GSource *) self, -1);
   if (callback != NULL)
     call (self, callback, MEMNOTIFY_EVENT_ERROR, user_data);
@@ -246,7 +250,11 @@ read_fd (MemnotifySource  *self,
   else if (self->has_levels)
     {
       /* the level now; below the source's own it is over for the source */
-      result = memnotify_device_read_level (self->pollfds[0].fd, self->path, out_level, &errsv);
+      if (self->has_records)
+        result = memnotify_device_read_record (self->pollfds[0].fd, self->path, out_level,
+                                               &self->bytes_hint, &errsv);
+      else
+        result = memnotify_device_read_level (self->pollfds[0].fd, self->path, out_level, &errsv);
       if (result == MEMNOTIFY_READ_EVENT)
         *out_event = *out_level >= self->min_level ? MEMNOTIFY_EVENT_PRESSURE
                                                    : MEMNOTIFY_EVENT_PRESSURE_OVER;
@@ -710,6 +718,10 @@ memnotify_source_set_callback (GSource        *source,
  * @min_level or above, %MEMNOTIFY_EVENT_PRESSURE_OVER below it. Set a
  * #MemnotifyLevelFunc with memnotify_source_set_level_callback() to get
  * the level with each event, or call memnotify_source_get_level().
+ * On a kernel with records (`MEM_NOTIFY_FLAG_RECORD`), the callback also
+ * gets how many bytes the system or the memory cgroup needs back: free
+ * about that much at %MEMNOTIFY_LEVEL_LOW, more at
+ * %MEMNOTIFY_LEVEL_MEDIUM, all you can at %MEMNOTIFY_LEVEL_CRITICAL.
  *
  * A kernel without levels notifies at one level, medium, whatever
  * @min_level is: its events are reported at %MEMNOTIFY_LEVEL_MEDIUM and
@@ -734,7 +746,7 @@ memnotify_source_new_full (MemnotifyLevel   min_level,
   g_autoptr(GError) device_error = NULL;
   MemnotifySource *self;
   const char *device;
-  gboolean is_fifo = FALSE, has_levels = FALSE;
+  gboolean is_fifo = FALSE, has_levels = FALSE, has_records = FALSE;
   int fd;
 
   g_return_val_if_fail (min_level >= MEMNOTIFY_LEVEL_LOW &&
@@ -751,7 +763,7 @@ memnotify_source_new_full (MemnotifyLevel   min_level,
 
   if (is_fifo)
     has_levels = TRUE;
-  else if (!memnotify_device_set_level (fd, device, min_level, &has_levels, error))
+  else if (!memnotify_device_set_level (fd, device, min_level, &has_levels, &has_records, error))
     {
       close (fd);
       return NULL;
@@ -762,6 +774,7 @@ memnotify_source_new_full (MemnotifyLevel   min_level,
   self->min_level = min_level;
   self->one_level = MEMNOTIFY_LEVEL_MEDIUM;
   self->has_levels = has_levels;
+  self->has_records = has_records;
   return (GSource *) self;
 }
 

@@ -96,6 +96,7 @@ row "hog target / reached" "$(val coop hog_target_mib) / $(val coop hog_reached_
 row "OOM kills" "$(val coop oom_kills)" "$(val control oom_kills)"
 row "browser cache released" "$(mib "$(val coop browser_released_bytes)") ($(val coop browser_events) events)" \
 	"$(mib "$(val control browser_released_bytes)")"
+row "  the kernel hinted" "$(mib "$(val coop browser_hint_bytes)") ($(val coop browser_hinted_events) events)" ""
 row "SQLite cache released" "$(mib "$(val coop sqlite_released_bytes)") ($(val coop sqlite_events) events)" \
 	"$(mib "$(val control sqlite_released_bytes)")"
 row "browser RSS before -> after" "$(val coop browser_rss_before_kib) -> $(val coop browser_rss_after_kib) KiB" \
@@ -111,6 +112,7 @@ row "hog target / reached" "$(val slice-coop hog_target_mib) / $(val slice-coop 
 row "memory cgroup OOM kills" "$(val slice-coop slice_oom_kills)" "$(val slice-control slice_oom_kills)"
 row "browser cache released" "$(mib "$(val slice-coop browser_released_bytes)") ($(val slice-coop browser_events) events)" \
 	"$(mib "$(val slice-control browser_released_bytes)")"
+row "  the kernel hinted" "$(mib "$(val slice-coop browser_hint_bytes)") ($(val slice-coop browser_hinted_events) events)" ""
 row "SQLite cache released" "$(mib "$(val slice-coop sqlite_released_bytes)") ($(val slice-coop sqlite_events) events)" \
 	"$(mib "$(val slice-control sqlite_released_bytes)")"
 row "lowest MemAvailable" "$(val slice-coop min_mem_available_kib) KiB" "$(val slice-control min_mem_available_kib) KiB"

@@ -22,6 +22,9 @@
  *                              not exist
  *   -D, --device=PATH          watch PATH instead of /dev/mem_notify (or
  *                              $MEMNOTIFY_DEVICE); a FIFO works for tests
+ *   -l, --level=LEVEL          hear pressure from LEVEL up: low, medium
+ *                              (default: the device's default level) or
+ *                              critical
  *
  * The cache is an LRU list (GQueue) plus an index (GHashTable) of malloc'd
  * blobs of 64 KiB to 2 MiB, filled with non-zero data so that their pages
@@ -31,24 +34,37 @@
  * timer adds new entries at the fill rate until the cache holds
  * --cache-mib.
  *
- * On a memory-pressure event the least recently used entries are freed:
- * half the cache on an isolated event; if the previous event was less than
- * 5 s ago, three quarters of what is left, then seven eighths. Then
- * malloc_trim(0) hands the freed heap pages back to the kernel, and the
- * cache stops growing for --backoff-seconds (each event restarts that),
- * after which it refills at --refill-rate-mib.
+ * On a memory-pressure event the least recently used entries are freed.
+ * How much depends on what the kernel says (memnotify_source_new_full()
+ * and a MemnotifyLevelFunc):
+ *   - at critical: everything;
+ *   - with a hint (a kernel with records: the bytes the system or the
+ *     memory cgroup needs back): about the hint at --level, at least half
+ *     the cache at a level above it;
+ *   - without a hint (a kernel without records, a FIFO, PSI): half the
+ *     cache on an isolated event; if the previous event was less than 5 s
+ *     ago, three quarters of what is left, then seven eighths.
+ * Then malloc_trim(0) hands the freed heap pages back to the kernel, and
+ * the cache stops growing for --backoff-seconds (each event restarts
+ * that), after which it refills at --refill-rate-mib.
  *
  * Output on stdout, one line each, line-buffered:
  *   memnotify-browser-cache: watching PATH (backend: device|psi)
+ *   memnotify-browser-cache: pressure from level LEVEL up[ (the kernel
+ *          has one level: all of it)]
  *   memnotify-browser-cache: notifications disabled (--no-notify)
  *   cache full: cache_bytes=N entries=N rss_kib=N t=S.S
- *   released_bytes=N cache_bytes=B->A rss_kib=B->A event=N entries=B->A level=L
+ *   released_bytes=N cache_bytes=B->A rss_kib=B->A event=N entries=B->A
+ *          pressure=LEVEL hint_bytes=N level=L                (one line)
  *   pressure-over event=N t=S.S
  *   refill cache_bytes=N rate_mib=N t=S.S
  *   status t=S.S state=filling|full|backoff|refilling cache_bytes=N entries=N
  *          rss_kib=N hits=N misses=N events=N       (one line)
  *   exit reason=duration|signal|source-failed events=N released_bytes=N
  * rss_kib is VmRSS from /proc/self/statm in KiB; t is seconds since start.
+ * pressure is the event's level (none, low, medium, critical), hint_bytes
+ * the kernel's hint (0: none), level how many events in a row came less
+ * than 5 s apart (0 to 2).
  * Errors go to stderr.
  *
  * Exit status:
@@ -123,6 +139,7 @@ typedef struct
   double budget;       /* bytes the fill timer may still add */
   gint64 t0, last_tick, last_event, backoff_until;
   guint level;         /* how many events in a row came < 5 s apart */
+  MemnotifyLevel min_level;  /* --level */
 
   guint64 hits, misses;
   guint events;
@@ -331,8 +348,30 @@ on_status (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* What to keep of @before bytes after an event at @pressure, the kernel
+ * asking for @hint bytes back (0: no hint). */
+static gsize
+bytes_to_keep (Cache          *cache,
+               gsize           before,
+               MemnotifyLevel  pressure,
+               guint64         hint)
+{
+  guint64 release;
+
+  if (pressure == MEMNOTIFY_LEVEL_CRITICAL)
+    return 0;
+  if (hint == 0)
+    return before >> (cache->level + 1);  /* keep 1/2, then 1/4, then 1/8 */
+  release = hint;
+  if (pressure > cache->min_level)
+    release = MAX (release, before / 2);
+  return release >= before ? 0 : before - (gsize) release;
+}
+
 static void
-release_memory (Cache *cache)
+release_memory (Cache          *cache,
+                MemnotifyLevel  pressure,
+                guint64         hint)
 {
   gint64 now = g_get_monotonic_time ();
   gsize before = cache->cache_bytes, keep;
@@ -347,29 +386,32 @@ release_memory (Cache *cache)
   cache->last_event = now;
   level = cache->level;
 
-  /* Keep 1/2, then 1/4, then 1/8 of the cache. */
-  keep = before >> (level + 1);
+  keep = bytes_to_keep (cache, before, pressure, hint);
   cache_shrink_to (cache, keep);
   malloc_trim (0);
   rss_after = rss_kib ();
 
   cache->released_total += before - cache->cache_bytes;
   printf ("released_bytes=%zu cache_bytes=%zu->%zu rss_kib=%ld->%ld event=%u "
-          "entries=%u->%u level=%u\n",
+          "entries=%u->%u pressure=%s hint_bytes=%" G_GUINT64_FORMAT " level=%u\n",
           before - cache->cache_bytes, before, cache->cache_bytes, rss_before, rss_after,
-          cache->events, entries_before, g_hash_table_size (cache->index), level);
+          cache->events, entries_before, g_hash_table_size (cache->index),
+          memnotify_level_to_string (pressure), hint, level);
 
   cache->backoff_until = now + cache->backoff_us;
   set_state (cache, STATE_BACKOFF);
 }
 
 static gboolean
-on_memnotify (MemnotifyEvent event, gpointer user_data)
+on_memnotify (MemnotifyEvent event,
+              MemnotifyLevel level,
+              guint64        bytes_hint,
+              gpointer       user_data)
 {
   Cache *cache = user_data;
 
   if (event == MEMNOTIFY_EVENT_PRESSURE)
-    release_memory (cache);
+    release_memory (cache, level, bytes_hint);
   else
     printf ("pressure-over event=%u t=%.1f\n", cache->events, seconds_since_start (cache));
   return G_SOURCE_CONTINUE;
@@ -429,7 +471,8 @@ main (int   argc,
   gint cache_mib = 128, fill_rate_mib = 16, refill_rate_mib = 0, backoff_seconds = 30;
   gint browse_rate = 20, status_interval = 5, duration = 0;
   gboolean no_notify = FALSE, psi_fallback = FALSE;
-  g_autofree char *device = NULL;
+  g_autofree char *device = NULL, *level_name = NULL;
+  MemnotifyLevel min_level = MEMNOTIFY_LEVEL_MEDIUM;
   const GOptionEntry entries[] = {
     { "cache-mib", 'c', 0, G_OPTION_ARG_INT, &cache_mib,
       "Grow the cache to N MiB (default 128)", "N" },
@@ -451,6 +494,8 @@ main (int   argc,
       "Watch a PSI memory trigger if /dev/mem_notify does not exist", NULL },
     { "device", 'D', 0, G_OPTION_ARG_FILENAME, &device,
       "Watch PATH instead of /dev/mem_notify (or $MEMNOTIFY_DEVICE)", "PATH" },
+    { "level", 'l', 0, G_OPTION_ARG_STRING, &level_name,
+      "Hear pressure from LEVEL up: low, medium (default) or critical", "LEVEL" },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr(GOptionContext) context = NULL;
@@ -467,12 +512,14 @@ main (int   argc,
   g_option_context_set_summary (context,
       "Grows an LRU cache of decoded pages and images and, on each\n"
       "/dev/mem_notify memory-pressure event, frees the least recently used\n"
-      "half of it (more on repeats within 5 s), calls malloc_trim(0) and\n"
-      "stops growing for a while.");
+      "entries (what the kernel's hint asks at --level, at least half above\n"
+      "it, all at critical; without a hint half, more on repeats within 5 s),\n"
+      "calls malloc_trim(0) and stops growing for a while.");
   g_option_context_set_description (context,
       "Output lines (stdout):\n"
       "  cache full: cache_bytes=N entries=N rss_kib=N t=S\n"
-      "  released_bytes=N cache_bytes=B->A rss_kib=B->A event=N entries=B->A level=L\n"
+      "  released_bytes=N cache_bytes=B->A rss_kib=B->A event=N entries=B->A\n"
+      "    pressure=LEVEL hint_bytes=N level=L          (one line)\n"
       "  pressure-over event=N t=S\n"
       "  refill cache_bytes=N rate_mib=N t=S\n"
       "  status t=S state=STATE cache_bytes=N entries=N rss_kib=N hits=N misses=N events=N\n"
@@ -505,22 +552,37 @@ main (int   argc,
       !check_range ("status-interval", status_interval, 0, 1 << 24) ||
       !check_range ("duration", duration, 0, 1 << 24))
     return EXIT_USAGE;
-  if (no_notify && (psi_fallback || device != NULL))
+  if (no_notify && (psi_fallback || device != NULL || level_name != NULL))
     {
-      g_printerr (PROG ": --no-notify cannot be combined with --psi-fallback or --device\n");
+      g_printerr (PROG ": --no-notify cannot be combined with --psi-fallback, --device or --level\n");
       return EXIT_USAGE;
+    }
+  if (level_name != NULL)
+    {
+      if (g_str_equal (level_name, "low"))
+        min_level = MEMNOTIFY_LEVEL_LOW;
+      else if (g_str_equal (level_name, "medium"))
+        min_level = MEMNOTIFY_LEVEL_MEDIUM;
+      else if (g_str_equal (level_name, "critical"))
+        min_level = MEMNOTIFY_LEVEL_CRITICAL;
+      else
+        {
+          g_printerr (PROG ": --level must be low, medium or critical, not '%s'\n", level_name);
+          return EXIT_USAGE;
+        }
     }
 
   if (no_notify)
     printf (PROG ": notifications disabled (--no-notify)\n");
   else
     {
+      /* memnotify_source_new_full() watches $MEMNOTIFY_DEVICE */
       if (device != NULL)
-        source = memnotify_source_new_for_path (device, &error);
-      else
-        source = memnotify_source_new_with_flags (psi_fallback ? MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK
-                                                               : MEMNOTIFY_FLAGS_NONE,
-                                                  &error);
+        g_setenv ("MEMNOTIFY_DEVICE", device, TRUE);
+      source = memnotify_source_new_full (min_level,
+                                          psi_fallback ? MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK
+                                                       : MEMNOTIFY_FLAGS_NONE,
+                                          &error);
       if (source == NULL)
         {
           g_printerr (PROG ": error: %s\n", error->message);
@@ -532,6 +594,8 @@ main (int   argc,
         }
       printf (PROG ": watching %s (backend: %s)\n", memnotify_source_get_path (source),
               memnotify_backend_to_string (memnotify_source_get_backend (source)));
+      printf (PROG ": pressure from level %s up%s\n", memnotify_level_to_string (min_level),
+              memnotify_source_has_levels (source) ? "" : " (the kernel has one level: all of it)");
     }
 
   loop = g_main_loop_new (NULL, FALSE);
@@ -546,6 +610,7 @@ main (int   argc,
   cache.rand = g_rand_new ();
   cache.loop = loop;
   cache.exit_reason = "signal";
+  cache.min_level = min_level;
   cache.t0 = cache.last_tick = g_get_monotonic_time ();
   set_state (&cache, STATE_FILLING);
 
@@ -553,7 +618,7 @@ main (int   argc,
     {
       /* Before the timers: a pressure event must not wait behind a fill. */
       g_source_set_priority (source, G_PRIORITY_HIGH);
-      g_source_set_callback (source, G_SOURCE_FUNC (on_memnotify), &cache, on_source_destroyed);
+      memnotify_source_set_level_callback (source, on_memnotify, &cache, on_source_destroyed);
       g_source_attach (source, NULL);
     }
   fill_id = g_timeout_add (TICK_MS, on_fill_tick, &cache);

@@ -3,9 +3,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # A FIFO stands in for /dev/mem_notify (MEMNOTIFY_DEVICE, honoured by
-# memnotify-glib): once the cache is full, "1\n" written to it must make the
-# demo free at least half of its cache, and its RSS must drop. The same run
-# with --no-notify (a control run) must free nothing.
+# memnotify-glib); it speaks levels, the digit written being the level. Once
+# the cache is full, "2\n" (medium, the demo's default level) written to it
+# must make the demo free at least half of its cache (a FIFO gives no
+# hint), and its RSS must drop. "1\n" (low) is below that level and frees
+# nothing, "3\n" (critical) frees everything. The same run with --no-notify
+# (a control run) must free nothing.
 set -u
 
 builddir=${top_builddir:-.}
@@ -28,7 +31,7 @@ trap cleanup EXIT
 # A 48 MiB cache filled at 96 MiB/s: full after about half a second.
 args="--cache-mib 48 --fill-rate-mib 96 --status-interval 1 --backoff-seconds 60 --duration 60"
 
-echo "1..16"
+echo "1..20"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
@@ -99,7 +102,7 @@ else
 	not_ok "the cache fills up"
 fi
 sleep 1.2     # a status line while full, and some browsing
-timeout 10 sh -c 'printf "1\n" >"$1"' sh "$tmp/fifo"
+timeout 10 sh -c 'printf "2\n" >"$1"' sh "$tmp/fifo"
 if wait_for '^released_bytes=' 10; then
 	line=$(grep -m1 '^released_bytes=' "$tmp/out")
 	ok "a pressure event is answered: $line"
@@ -123,7 +126,7 @@ check "the cache shrank by at least half ($cache_before -> $cache_after bytes)" 
 check "RSS dropped by at least half the released bytes ($rss_before -> $rss_after KiB)" \
 	'[ "$rss_after" -gt 0 ] && [ $(((rss_before - rss_after) * 1024)) -ge $((released / 2)) ]'
 # A second event 0.5 s later frees three quarters of what is left.
-timeout 10 sh -c 'printf "1\n" >"$1"' sh "$tmp/fifo"
+timeout 10 sh -c 'printf "2\n" >"$1"' sh "$tmp/fifo"
 if wait_for '^released_bytes=.* event=2 ' 10; then
 	line2=$(grep -m1 '^released_bytes=.* event=2 ' "$tmp/out")
 	before2=$(printf '%s\n' "$line2" | sed 's/.* cache_bytes=\([0-9]*\)->.*/\1/')
@@ -151,13 +154,13 @@ MEMNOTIFY_DEVICE="$tmp/fifo" timeout 90 "$demo" $args --backoff-seconds 1 --refi
 	>"$tmp/out" 2>"$tmp/err" &
 pid=$!
 wait_for '^cache full: cache_bytes=' 20
-timeout 10 sh -c 'printf "1\n" >"$1"' sh "$tmp/fifo"
+timeout 10 sh -c 'printf "2\n" >"$1"' sh "$tmp/fifo"
 if wait_for '^refill ' 10 && wait_count '^cache full: ' 2 10; then
 	ok "the cache refills after --backoff-seconds: $(grep '^refill' "$tmp/out" | head -n 1)"
 else
 	not_ok "the cache refills after --backoff-seconds"
 fi
-timeout 10 sh -c 'printf "1\n" >"$1"' sh "$tmp/fifo"
+timeout 10 sh -c 'printf "2\n" >"$1"' sh "$tmp/fifo"
 wait_for '^released_bytes=.* event=2 ' 10
 set -- $(grep -m1 '^released_bytes=.* event=2 ' "$tmp/out" | sed -n \
 	's/^released_bytes=\([0-9]*\) cache_bytes=\([0-9]*\)->\([0-9]*\) rss_kib=\([0-9]*\)->\([0-9]*\) .*/\1 \2 \3 \4 \5/p')
@@ -194,3 +197,32 @@ exec 3>&-
 stop
 check "control run: SIGTERM exits 0 (got $rc) with events=0" \
 	'[ "$rc" -eq 0 ] && grep -q "^exit reason=signal events=0 released_bytes=0$" "$tmp/out"'
+
+# 17-19: levels. "1\n" (low) is below the default level: no release, the
+# pressure is over for the demo. "3\n" (critical) frees the whole cache.
+rm -f "$tmp/fifo"
+mkfifo "$tmp/fifo"
+MEMNOTIFY_DEVICE="$tmp/fifo" timeout 90 "$demo" $args >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+wait_for '^cache full: cache_bytes=' 20
+timeout 10 sh -c 'printf "1\n" >"$1"' sh "$tmp/fifo"
+wait_for '^pressure-over ' 10
+check "low, below the default level medium: nothing released" \
+	'grep -q "^memnotify-browser-cache: pressure from level medium up$" "$tmp/out" &&
+	 grep -q "^pressure-over event=0 " "$tmp/out" && ! grep -q "^released_bytes=" "$tmp/out"'
+timeout 10 sh -c 'printf "3\n" >"$1"' sh "$tmp/fifo"
+if wait_for '^released_bytes=' 10; then
+	line=$(grep -m1 '^released_bytes=' "$tmp/out")
+	check "critical: the whole cache released: $line" \
+		'printf "%s\n" "$line" | grep -q "cache_bytes=[0-9]*->0 .* pressure=critical hint_bytes=0 "'
+else
+	not_ok "critical: the whole cache released"
+fi
+stop
+check "levels: SIGTERM exits 0 (got $rc) with events=1" \
+	'[ "$rc" -eq 0 ] && grep -q "^exit reason=signal events=1 released_bytes=[1-9]" "$tmp/out"'
+
+# 20: a bad --level is bad usage.
+"$demo" --level=high >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "bad --level: exit status 2 (got $rc)" '[ "$rc" -eq 2 ] && grep -q -- "--level must be low, medium or critical" "$tmp/err"'

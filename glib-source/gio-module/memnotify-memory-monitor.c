@@ -4,11 +4,14 @@
  * so that unchanged GIO applications (g_memory_monitor_dup_default())
  * get "low-memory-warning" from /dev/mem_notify.
  *
- * Warning levels (provisional until the kernel device has levels): the
- * device has one level, so a pressure event is LOW; a pressure event
- * within 5 s of the previous one escalates to MEDIUM, a third one to
- * CRITICAL (and further ones stay CRITICAL). PRESSURE_OVER, or 5 s
- * without pressure, starts again at LOW.
+ * Warning levels: the monitor asks the device for its levels from low
+ * up (memnotify_source_new_full()), and a kernel with levels (patch 14)
+ * gives them: low is LOW (50), medium MEDIUM (100), critical CRITICAL
+ * (255), as the kernel decides them from the memory available. A kernel
+ * with one level does not: there a pressure event is LOW, one within
+ * 5 s of the previous one escalates to MEDIUM, a third one to CRITICAL
+ * (and further ones stay CRITICAL); PRESSURE_OVER, or 5 s without
+ * pressure, starts again at LOW.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -58,9 +61,31 @@ next_level (MemnotifyMemoryMonitor *self)
     }
 }
 
+/* The GLib level of a pressure event at the kernel's @level */
+static GMemoryMonitorWarningLevel
+warning_level (MemnotifyMemoryMonitor *self,
+               MemnotifyLevel          level)
+{
+  if (!memnotify_source_has_levels (self->source))
+    return next_level (self);
+  switch (level)
+    {
+    case MEMNOTIFY_LEVEL_LOW:
+      return G_MEMORY_MONITOR_WARNING_LEVEL_LOW;
+    case MEMNOTIFY_LEVEL_MEDIUM:
+      return G_MEMORY_MONITOR_WARNING_LEVEL_MEDIUM;
+    case MEMNOTIFY_LEVEL_CRITICAL:
+    case MEMNOTIFY_LEVEL_NONE:
+    default:
+      return G_MEMORY_MONITOR_WARNING_LEVEL_CRITICAL;
+    }
+}
+
 static gboolean
-on_event (MemnotifyEvent event,
-          gpointer       user_data)
+on_event (MemnotifyEvent  event,
+          MemnotifyLevel  memnotify_level,
+          guint64         bytes_hint G_GNUC_UNUSED,
+          gpointer        user_data)
 {
   MemnotifyMemoryMonitor *self = user_data;
   GMemoryMonitorWarningLevel level;
@@ -69,7 +94,7 @@ on_event (MemnotifyEvent event,
   switch (event)
     {
     case MEMNOTIFY_EVENT_PRESSURE:
-      level = next_level (self);
+      level = warning_level (self, memnotify_level);
       g_debug ("memory pressure: low-memory-warning %d", level);
       g_signal_emit_by_name (self, "low-memory-warning", level);
       break;
@@ -96,7 +121,8 @@ memnotify_memory_monitor_initable_init (GInitable     *initable,
 
   /* $MEMNOTIFY_DEVICE or /dev/mem_notify, no PSI fallback: without the
    * device GIO falls back to its next backend. */
-  self->source = memnotify_source_new (&local_error);
+  self->source = memnotify_source_new_full (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NONE,
+                                            &local_error);
   if (self->source == NULL)
     {
       g_set_error (error, local_error->domain, local_error->code,
@@ -105,9 +131,11 @@ memnotify_memory_monitor_initable_init (GInitable     *initable,
     }
 
   self->context = g_main_context_ref_thread_default ();
-  memnotify_source_set_callback (self->source, on_event, self, NULL);
+  memnotify_source_set_level_callback (self->source, on_event, self, NULL);
   g_source_attach (self->source, self->context);
-  g_debug ("memory monitor on %s", memnotify_source_get_path (self->source));
+  g_debug ("memory monitor on %s (%s)", memnotify_source_get_path (self->source),
+           memnotify_source_has_levels (self->source) ? "the kernel's levels"
+                                                       : "one level, escalating on repeats");
   return TRUE;
 }
 

@@ -464,6 +464,20 @@ check_range (const char *name, gint value, gint min, gint max)
   return FALSE;
 }
 
+/* --level: the library's name of a level from low up */
+static gboolean
+parse_level (const char     *name,
+             MemnotifyLevel *out_level)
+{
+  for (MemnotifyLevel level = MEMNOTIFY_LEVEL_LOW; level <= MEMNOTIFY_LEVEL_CRITICAL; level++)
+    if (g_str_equal (name, memnotify_level_to_string (level)))
+      {
+        *out_level = level;
+        return TRUE;
+      }
+  return FALSE;
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -557,19 +571,10 @@ main (int   argc,
       g_printerr (PROG ": --no-notify cannot be combined with --psi-fallback, --device or --level\n");
       return EXIT_USAGE;
     }
-  if (level_name != NULL)
+  if (level_name != NULL && !parse_level (level_name, &min_level))
     {
-      if (g_str_equal (level_name, "low"))
-        min_level = MEMNOTIFY_LEVEL_LOW;
-      else if (g_str_equal (level_name, "medium"))
-        min_level = MEMNOTIFY_LEVEL_MEDIUM;
-      else if (g_str_equal (level_name, "critical"))
-        min_level = MEMNOTIFY_LEVEL_CRITICAL;
-      else
-        {
-          g_printerr (PROG ": --level must be low, medium or critical, not '%s'\n", level_name);
-          return EXIT_USAGE;
-        }
+      g_printerr (PROG ": --level must be low, medium or critical, not '%s'\n", level_name);
+      return EXIT_USAGE;
     }
 
   if (no_notify)

@@ -6,6 +6,11 @@
 # SQLITE_MEMNOTIFY_DEVICE pointing at a FIFO that stands in for
 # /dev/mem_notify: writing "1\n" into the FIFO is one event. Control runs use
 # the system library, and the patched one with SQLITE_MEMNOTIFY unset.
+# Points 14-18 give the watcher the kernel's records (memnotify patch 15):
+# fifo-records-shim.so, preloaded, makes MEM_NOTIFY_SET_LEVEL succeed on the
+# FIFO, and the test writes struct mem_notify_record into it. The demo has 4
+# connections of 8 MiB; a record asking for 12 MiB at medium must release 2
+# of them, and the same write without the shim (no records) all 4.
 # Skips when build.sh needs root (no cached build, not root).
 set -u
 
@@ -35,7 +40,7 @@ trap cleanup EXIT
 . "$srcdir/integrations/sqlite/test-lib.sh"
 sqlite_lib
 
-echo "1..13"
+echo "1..18"
 sqlite_lib_ok
 
 # 2: same compile-time options as Debian's library, plus ENABLE_MEMNOTIFY.
@@ -251,4 +256,107 @@ if [ -x "$stress" ]; then
 	fi
 else
 	for _ in 1 2 3; do n=$((n + 1)); echo "ok $n # SKIP $stress is not built"; done
+fi
+
+# --- 14-18: the kernel's records: release until the hint is met ----------
+shim=$builddir/integrations/sqlite/.libs/fifo-records-shim.so
+MIB_EACH=8 NCONN=4
+
+# record LEVEL RECLAIM_BYTES: write one struct mem_notify_record (48 bytes,
+# scope system, min_level medium) into the FIFO in one write.
+record() {
+	perl -e 'print pack("L4Q4", 48, $ARGV[0], 0, 2, $ARGV[1], 0, 0, 0)' "$1" "$2" >&3
+}
+
+# released_line NAME K: the demo's K-th released_bytes line, waiting up to 10 s.
+released_line() {
+	local i=0
+	while [ "$(grep -c '^released_bytes=' "$tmp/$1.out")" -lt "$2" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep '^released_bytes=' "$tmp/$1.out" | sed -n "$2p"
+}
+
+# start_conns NAME [ENV=VALUE...]: the demo with $NCONN connections on a new FIFO.
+start_conns() {
+	local name=$1
+	shift
+	rm -f "$fifo"
+	mkfifo "$fifo"
+	MIB=$((MIB_EACH * NCONN)) start_demo "$name" "${patched_env[@]}" "$@" -- \
+		--connections "$NCONN"
+}
+
+ask=$((12 << 20))
+if [ ! -e "$shim" ]; then
+	for _ in 1 2 3 4 5; do n=$((n + 1)); echo "ok $n # SKIP $shim is not built"; done
+elif ! start_conns records LD_PRELOAD="$shim"; then
+	for _ in 1 2 3 4 5; do
+		not_ok "records: the demo with $NCONN connections did not fill" "$tmp/records.out" "$tmp/records.err"
+	done
+	stop_demo
+else
+	exec 3<>"$fifo"
+	# 14: the watcher asked for records from medium up
+	i=0
+	until grep -q '^fifo-records-shim: ' "$tmp/records.err" || [ $i -ge 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if grep -qx 'fifo-records-shim: level=2 flags=1' "$tmp/records.err"; then
+		ok "the watcher asks for records from level medium up"
+	else
+		not_ok "the watcher did not ask for records at medium" "$tmp/records.err"
+	fi
+	# 15: medium, 12 MiB asked: 2 of the 4 connections (8 MiB each) released
+	record 2 "$ask"
+	line=$(released_line records 1)
+	echo "# $(grep '^filled' "$tmp/records.out")"
+	echo "# $line"
+	rel=$(field released_bytes "$line")
+	if [ "$(field released_connections "$line")" = 2 ] && [ "${rel:-0}" -ge "$ask" ] &&
+		[ "$rel" -lt $((3 * MIB_EACH << 20)) ] &&
+		grep -Eq "^sqlite3-memnotify: released [0-9]+ bytes from 2 connections \(the kernel asked for $ask\)$" "$tmp/records.err"; then
+		ok "medium, $ask bytes asked: 2 of $NCONN connections released $rel bytes"
+	else
+		not_ok "medium, $ask bytes asked: not 2 connections released" "$tmp/records.out" "$tmp/records.err"
+	fi
+	# 16: low (the pressure is over): nothing
+	record 1 "$ask"
+	sleep 2
+	if [ "$(grep -c '^released_bytes=' "$tmp/records.out")" = 1 ]; then
+		ok "low: nothing released"
+	else
+		not_ok "low: the cache shrank" "$tmp/records.out" "$tmp/records.err"
+	fi
+	# 17: critical, 1 MiB asked: everything that is left
+	record 3 $((1 << 20))
+	line=$(released_line records 2)
+	echo "# $line"
+	if [ "$(field released_connections "$line")" = 2 ] &&
+		[ "$(field cache_after "$line")" -lt $((MIB_EACH << 20)) ] &&
+		grep -Eq '^sqlite3-memnotify: released [0-9]+ bytes from [0-9]+ connections \(critical\)$' "$tmp/records.err"; then
+		ok "critical: the 2 other connections released everything"
+	else
+		not_ok "critical: not everything released" "$tmp/records.out" "$tmp/records.err"
+	fi
+	exec 3>&-
+	stop_demo
+	# 18: control: no records (no shim): the same write releases all 4
+	if start_conns norecords; then
+		exec 3<>"$fifo"
+		record 2 "$ask"
+		line=$(released_line norecords 1)
+		echo "# control: $line"
+		if [ "$(field released_connections "$line")" = "$NCONN" ]; then
+			ok "control: without records the same write releases all $NCONN connections"
+		else
+			not_ok "control: without records, not all $NCONN connections released" "$tmp/norecords.out" "$tmp/norecords.err"
+		fi
+		exec 3>&-
+	else
+		not_ok "control: the demo with $NCONN connections did not fill" "$tmp/norecords.out" "$tmp/norecords.err"
+	fi
+	stop_demo
 fi

@@ -99,6 +99,7 @@ row "browser cache released" "$(mib "$(val coop browser_released_bytes)") ($(val
 row "  the kernel hinted" "$(mib "$(val coop browser_hint_bytes)") ($(val coop browser_hinted_events) events)" ""
 row "SQLite cache released" "$(mib "$(val coop sqlite_released_bytes)") ($(val coop sqlite_events) events)" \
 	"$(mib "$(val control sqlite_released_bytes)")"
+row "  the kernel asked / SQLite gave" "$(mib "$(val coop sqlite_hint_bytes)") / $(mib "$(val coop sqlite_hinted_released_bytes)") ($(val coop sqlite_hinted_events) events)" ""
 row "browser RSS before -> after" "$(val coop browser_rss_before_kib) -> $(val coop browser_rss_after_kib) KiB" \
 	"$(val control browser_rss_before_kib) -> $(val control browser_rss_after_kib) KiB"
 row "SQLite RSS before -> after" "$(val coop sqlite_rss_before_kib) -> $(val coop sqlite_rss_after_kib) KiB" \
@@ -115,6 +116,7 @@ row "browser cache released" "$(mib "$(val slice-coop browser_released_bytes)") 
 row "  the kernel hinted" "$(mib "$(val slice-coop browser_hint_bytes)") ($(val slice-coop browser_hinted_events) events)" ""
 row "SQLite cache released" "$(mib "$(val slice-coop sqlite_released_bytes)") ($(val slice-coop sqlite_events) events)" \
 	"$(mib "$(val slice-control sqlite_released_bytes)")"
+row "  the kernel asked / SQLite gave" "$(mib "$(val slice-coop sqlite_hint_bytes)") / $(mib "$(val slice-coop sqlite_hinted_released_bytes)") ($(val slice-coop sqlite_hinted_events) events)" ""
 row "lowest MemAvailable" "$(val slice-coop min_mem_available_kib) KiB" "$(val slice-control min_mem_available_kib) KiB"
 echo
 row "xdg-desktop-portal GMemoryMonitor" "$(val gio-module xdp_backend)" "$(val gio-nomodule xdp_backend) (module removed)"

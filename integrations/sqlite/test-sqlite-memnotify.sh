@@ -317,7 +317,7 @@ else
 	rel=$(field released_bytes "$line")
 	if [ "$(field released_connections "$line")" = 2 ] && [ "${rel:-0}" -ge "$ask" ] &&
 		[ "$rel" -lt $((3 * MIB_EACH << 20)) ] &&
-		grep -Eq "^sqlite3-memnotify: released [0-9]+ bytes from 2 connections \(the kernel asked for $ask\)$" "$tmp/records.err"; then
+		grep -Eq "^sqlite3-memnotify: released [0-9]+ bytes from 2 connections \(the kernel asked for $ask\)( \(some busy, skipped\))?$" "$tmp/records.err"; then
 		ok "medium, $ask bytes asked: 2 of $NCONN connections released $rel bytes"
 	else
 		not_ok "medium, $ask bytes asked: not 2 connections released" "$tmp/records.out" "$tmp/records.err"
@@ -336,7 +336,7 @@ else
 	echo "# $line"
 	if [ "$(field released_connections "$line")" = 2 ] &&
 		[ "$(field cache_after "$line")" -lt $((MIB_EACH << 20)) ] &&
-		grep -Eq '^sqlite3-memnotify: released [0-9]+ bytes from [0-9]+ connections \(critical\)$' "$tmp/records.err"; then
+		grep -Eq '^sqlite3-memnotify: released [0-9]+ bytes from [0-9]+ connections \(critical\)( \(some busy, skipped\))?$' "$tmp/records.err"; then
 		ok "critical: the 2 other connections released everything"
 	else
 		not_ok "critical: not everything released" "$tmp/records.out" "$tmp/records.err"

@@ -78,6 +78,16 @@ stop_demo() {
 	pid=
 }
 
+# released_line NAME K: the demo's K-th released_bytes line, waiting up to 10 s.
+released_line() {
+	local i=0
+	while [ "$(grep -c '^released_bytes=' "$tmp/$1.out")" -lt "$2" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep '^released_bytes=' "$tmp/$1.out" | sed -n "$2p"
+}
+
 # field NAME LINE: the value of NAME=<number> in LINE.
 field() { printf '%s\n' "$2" | sed -n "s/.*\\b$1=\\(-\\{0,1\\}[0-9]*\\).*/\\1/p"; }
 
@@ -163,12 +173,7 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 printf '1\n' >&3
-i=0
-while [ "$(grep -c '^released_bytes=' "$tmp/patched.out")" -lt 2 ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-line=$(grep '^released_bytes=' "$tmp/patched.out" | sed -n 2p)
+line=$(released_line patched 2)
 if [ "$refilled" = 1 ] && [ -n "$line" ] && [ "$(field released_bytes "$line")" -gt $((target / 2)) ]; then
 	ok "second event after the writer reopened: $line"
 else
@@ -266,16 +271,6 @@ MIB_EACH=8 NCONN=4
 # scope system, min_level medium) into the FIFO in one write.
 record() {
 	perl -e 'print pack("L4Q4", 48, $ARGV[0], 0, 2, $ARGV[1], 0, 0, 0)' "$1" "$2" >&3
-}
-
-# released_line NAME K: the demo's K-th released_bytes line, waiting up to 10 s.
-released_line() {
-	local i=0
-	while [ "$(grep -c '^released_bytes=' "$tmp/$1.out")" -lt "$2" ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	grep '^released_bytes=' "$tmp/$1.out" | sed -n "$2p"
 }
 
 # start_conns NAME [ENV=VALUE...]: the demo with $NCONN connections on a new FIFO.

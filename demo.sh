@@ -47,7 +47,7 @@ done
 mn_log "step 1/5: the project build and its Debian packages (about 10 minutes the first time)"
 scripts/build-project.sh
 (cd _build && make -s stage)
-mn_log "step 2/5: guest kernel (about 7 minutes the first time)"
+mn_log "step 2/5: guest kernel (7 to 15 minutes the first time)"
 kernel/build.sh
 mn_log "step 3/5: Debian guest (about 1 minute the first time)"
 demo-rootfs/build.sh >/dev/null

@@ -67,9 +67,19 @@ fi
 # What the kernel is built from: the source package, the patches, the
 # config fragments and the recipe, which is this script itself (its
 # configuration and build steps), so that any change to it builds anew.
+# Of a patch only its name and what it changes count, from the "---" line
+# that ends its message: a reworded commit message builds nothing.
+patch_code() {
+	local p
+	for p in "$@"; do
+		basename "$p"
+		sed -n '/^---$/,$p' "$p"
+	done
+}
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 key=$( { echo "$variant $srcver $(stat -c %s "$tarball")"
-	mn_hash "$kdir/build.sh" "${fragments[@]}" ${patches[@]+"${patches[@]}"}; } |
+	mn_hash "$kdir/build.sh" "${fragments[@]}"
+	patch_code ${patches[@]+"${patches[@]}"}; } |
 	sha256sum | cut -c1-16)
 out=$MN_CACHE/kernel/$variant-$key
 [ $print_key = 1 ] && { echo "$variant-$key"; exit 0; }

@@ -160,7 +160,13 @@ static void one_op(int slot, unsigned int *seed)
 	case 5: { /* poll without waiting; a report's event is taken by a read */
 		struct pollfd p = { fd, POLLIN, 0 };
 
-		r = poll(&p, 1, 0);
+		/*
+		 * Even without a timeout, poll() fails with EINTR when a
+		 * signal (our SIGIO) comes before any event, SA_RESTART or not.
+		 */
+		do
+			r = poll(&p, 1, 0);
+		while (r < 0 && errno == EINTR);
 		if (r < 0 || (r == 1 && !(p.revents & POLLIN)))
 			error("poll", slot, r < 0 ? errno : EPROTO);
 		if (r == 1) {

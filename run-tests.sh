@@ -43,12 +43,13 @@ rc=0
 make -j1 check "$@" || rc=$?
 
 # failures LOG: the failed points and errors, each "not ok" with the
-# diagnostic lines ("# ...") that follow it (at most 8)
+# diagnostic lines ("# ...") that follow it (at most 8). The TAP driver
+# writes its "FAIL: ..." line between a "not ok" and its diagnostics.
 failures() {
 	awk '/^not ok/ { print; d = 8; next }
+		/^(ERROR|FAIL):/ { print; next }
 		/^#/ && d > 0 { print; d--; next }
-		{ d = 0 }
-		/^(ERROR|FAIL):/ { print }' "$1"
+		{ d = 0 }' "$1"
 }
 
 # The TAP driver counts every test point; turn its summary into the plain

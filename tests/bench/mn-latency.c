@@ -6,7 +6,7 @@
  *                   [-F FREE_MIB] [-S SETTLE_MS] [-D REFILL_DEV -R REFILL_MIB]
  *                   [-M MAX_MIB] [-p PAUSE_MS]
  *                   [-P ROOT_TRIGGER] [-U USER_TRIGGER] [-u UID] [-d DEVICE]
- *                   [-t SECONDS] [-v]
+ *                   [-t SECONDS] [-L] [-v]
  *
  * Each round is one crossing of the pressure point. The hog (this process's
  * main thread) allocates and touches CHUNK_MIB (default 1) chunks until the
@@ -33,6 +33,16 @@
  * upper bounds; the bracket (its width) is printed too, and mark_ms, when
  * the device first read "1" after T0.
  *
+ * With -L the watcher and the status reads ask for level low
+ * (MEM_NOTIFY_SET_LEVEL), and the pressure point is where level low begins:
+ * below half of MemTotal while allocations wait for reclaim, else below
+ * 3/8. The sampler also reads the allocstall_* counters of /proc/vmstat
+ * (passes of direct reclaim). A round whose crossing of half came less than
+ * 10 s after such a pass has its point there ("at=half"). In a round with
+ * no pass in the 10 s before that crossing but one before the first sign,
+ * the point is the last read that saw no new pass ("at=stall": low began
+ * with the stall). Otherwise the point is the crossing of 3/8 ("at=3/8").
+ *
  * Watchers, all running during the same rounds:
  *   mem_notify   one thread polling one open file of the device, reading
  *                it once after open and once after each wake-up (the read
@@ -45,10 +55,13 @@
  *
  * The latency of a watcher in a round is (its first wake-up in the round) -
  * T0; negative when it woke before the pressure point (PSI can). Prints one "round ..."
- * line per round and one "latency source=... n= median= p95= ..." line per
- * watcher. Exit status: 0 done, 1 setup failed, 2 bad usage.
+ * line per round (a watcher's first latency, its wake-ups in the round and,
+ * when more than one, the time of the last; free_ms: when the hog began to
+ * free) and one "latency source=... n=
+ * median= p95= ..." line per watcher. Exit status: 0 done, 1 setup failed, 2 bad usage.
  */
 #include "mn-bench.h"
+#include "glib-source/memnotify-uapi.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,6 +76,7 @@
 #include <string.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -86,8 +100,11 @@ struct obs {
 	double before, after;	/* around the reads */
 	int status;
 	long avail_kib;		/* MemAvailable */
+	long stalls;		/* with -L: sum of allocstall_* */
 };
 static long point_kib;		/* MemTotal / 4: the pressure point */
+static int low;			/* -L: level low, see above */
+static long low_kib;		/* with -L: MemTotal * 3 / 8, and point_kib half */
 static struct obs *obs;		/* under lock */
 static int nobs;
 static int cur_round = -1;	/* under lock */
@@ -101,18 +118,63 @@ static void record(int src, double t)
 	pthread_mutex_unlock(&lock);
 }
 
+/* MEM_NOTIFY_SET_LEVEL low on @fd (-L); 0 or -1 */
+static int set_low(int fd)
+{
+	struct mem_notify_level req = { .level = MEM_NOTIFY_LEVEL_LOW };
+
+	return ioctl(fd, MEM_NOTIFY_SET_LEVEL, &req);
+}
+
+/* 1 at the level watched (medium, with -L low) or above, 0 below, -1 error */
+static int status(void)
+{
+	char buf[8];
+	ssize_t n;
+	int fd;
+
+	if (!low)
+		return mn_status(device);
+	fd = open(device, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = set_low(fd) < 0 ? -1 : read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 1)
+		return -1;
+	return buf[0] >= '1';
+}
+
+/* passes of direct reclaim so far: the sum of the allocstall_* counters */
+static long allocstalls(void)
+{
+	char line[128];
+	long sum = 0;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "allocstall_", 11))
+			sum += atol(strchr(line, ' ') ? strchr(line, ' ') : line);
+	fclose(f);
+	return sum;
+}
+
 /* read the status and note the observation; returns the status */
 static int observe(void)
 {
 	double before = mn_now_ms();
 	long avail = mn_meminfo_kib("MemAvailable");
-	int st = mn_status(device);
+	long stalls = low ? allocstalls() : 0;
+	int st = status();
 	double after = mn_now_ms();
 
 	pthread_mutex_lock(&lock);
+	/* with -L, between rounds too: the stalls of the 10 s before */
+	if (st >= 0 && (cur_round >= 0 || low) && nobs < MAX_OBS && avail >= 0)
+		obs[nobs++] = (struct obs){ before, after, st, avail, stalls };
 	if (cur_round >= 0 && st >= 0) {
-		if (nobs < MAX_OBS && avail >= 0)
-			obs[nobs++] = (struct obs){ before, after, st, avail };
 		if (st == 1 && (!first1[cur_round] || after < first1[cur_round]))
 			first1[cur_round] = after;
 	}
@@ -268,11 +330,83 @@ static void *sampler(void *arg)
 	return NULL;
 }
 
+/*
+ * The crossing of @point in the round that began at @start: the start of
+ * the last read of MemAvailable at or above it before @limit (the first
+ * sign that it was crossed), lowered to the first read below it. Returns
+ * the crossing and sets *@limit.
+ */
+static double crossing(long point, double start, double *limit)
+{
+	double t0 = 0;
+	int k;
+
+	for (k = 0; k < nobs; k++)
+		if (obs[k].avail_kib < point && obs[k].before >= start &&
+		    obs[k].after < *limit)
+			*limit = obs[k].after;
+	for (k = 0; k < nobs; k++)
+		if (obs[k].avail_kib >= point && obs[k].before >= start &&
+		    obs[k].before < *limit && obs[k].before > t0)
+			t0 = obs[k].before;
+	return t0 ? t0 : start;
+}
+
+/* the allocstall sum of the last read that began before @t (-1: none) */
+static long stalls_before(double t)
+{
+	long v = -1;
+	int k;
+
+	for (k = 0; k < nobs && obs[k].before < t; k++)
+		v = obs[k].stalls;
+	return v;
+}
+
+/*
+ * With -L, where level low began in a round (see the top): sets *@t0 and
+ * *@limit and returns "half", "stall" or "3/8".
+ */
+static const char *low_point(double start, double first, double *t0, double *limit)
+{
+	double lim = *limit;
+	long at, before;
+	int k;
+
+	*t0 = crossing(point_kib, start, limit);
+	at = stalls_before(*t0 + 1e-3);
+	before = stalls_before(*t0 - 10000);
+	if (before < 0 && nobs)
+		before = obs[0].stalls;
+	if (at > before)
+		return "half";
+	/*
+	 * A pass of direct reclaim after the crossing: low began with it,
+	 * after the last read that saw no new pass
+	 */
+	for (k = 0; k < nobs; k++)
+		if (obs[k].before > *t0 && obs[k].before < first && obs[k].stalls > at)
+			break;
+	if (k < nobs) {
+		double seen = obs[k].after;
+
+		for (k = 0; k < nobs; k++)
+			if (obs[k].before >= *t0 && obs[k].before < seen &&
+			    obs[k].stalls <= at && obs[k].before > *t0)
+				*t0 = obs[k].before;
+		*limit = seen < lim ? seen : lim;
+		return "stall";
+	}
+	*limit = lim;
+	*t0 = crossing(low_kib, start, limit);
+	return "3/8";
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: mn-latency [-r ROUNDS] [-C CHUNK_MIB] [-X EXTRA_MIB] "
 		"[-H HOLD_MS] [-F FREE_MIB] [-S SETTLE_MS] [-D REFILL_DEV -R REFILL_MIB] [-M MAX_MIB] [-p PAUSE_MS] "
-		"[-P ROOT_TRIGGER] [-U USER_TRIGGER] [-u UID] [-d DEVICE] [-t SECONDS] [-v]\n");
+		"[-P ROOT_TRIGGER] [-U USER_TRIGGER] [-u UID] [-d DEVICE] [-t SECONDS] [-L] [-v]\n");
 	exit(2);
 }
 
@@ -283,14 +417,14 @@ int main(int argc, char **argv)
 	const char *refill_dev = NULL;
 	double chunk = 1, extra = 8, hold = 1000, free_mib = 64, settle = 2500;
 	double refill = 0, seconds = 900, deadline, max_mib = 0, reached, pause = 0;
-	double start[MAX_ROUNDS], end[MAX_ROUNDS];
+	double start[MAX_ROUNDS], end[MAX_ROUNDS], freed[MAX_ROUNDS];
 	int rounds = 25, verbose = 0, opt, r, s, mnfd, psifd, done = 0;
 	uid_t uid = 65534;
 	pthread_t th_mn, th_psi, th_user, th_sampler;
 	int have_psi = 0, have_user = 0;
 	struct mn_hog h;
 
-	while ((opt = getopt(argc, argv, "r:C:X:H:F:S:D:R:M:p:P:U:u:d:t:v")) != -1) {
+	while ((opt = getopt(argc, argv, "r:C:X:H:F:S:D:R:M:p:P:U:u:d:t:Lv")) != -1) {
 		switch (opt) {
 		case 'r': rounds = atoi(optarg); break;
 		case 'C': chunk = atof(optarg); break;
@@ -307,6 +441,7 @@ int main(int argc, char **argv)
 		case 'u': uid = atoi(optarg); break;
 		case 'd': device = optarg; break;
 		case 't': seconds = atof(optarg); break;
+		case 'L': low = 1; break;
 		case 'v': verbose = 1; break;
 		default: usage();
 		}
@@ -316,7 +451,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	obs = calloc(MAX_OBS, sizeof(*obs));
-	point_kib = mn_meminfo_kib("MemTotal") / 4;
+	point_kib = mn_meminfo_kib("MemTotal") / (low ? 2 : 4);
+	low_kib = mn_meminfo_kib("MemTotal") * 3 / 8;
 	if (point_kib <= 0) {
 		fprintf(stderr, "mn-latency: no MemTotal in /proc/meminfo\n");
 		return 1;
@@ -325,6 +461,10 @@ int main(int argc, char **argv)
 	mnfd = open(device, O_RDONLY | O_CLOEXEC);
 	if (!obs || stopfd < 0 || mnfd < 0) {
 		fprintf(stderr, "mn-latency: cannot open %s: %s\n", device, strerror(errno));
+		return 1;
+	}
+	if (low && set_low(mnfd) < 0) {
+		fprintf(stderr, "mn-latency: MEM_NOTIFY_SET_LEVEL low: %s\n", strerror(errno));
 		return 1;
 	}
 	/* the state after open is not a notification */
@@ -344,12 +484,12 @@ int main(int argc, char **argv)
 		have_user = 1;
 	pthread_create(&th_sampler, NULL, sampler, NULL);
 	printf("mn-latency: rounds=%d chunk=%g extra=%g hold=%g free=%g settle=%g "
-	       "refill=%g psi-root='%s' psi-user='%s' (uid %d)\n", rounds, chunk,
-	       extra, hold, free_mib, settle, refill, root_trigger, user_trigger,
-	       (int)uid);
+	       "refill=%g psi-root='%s' psi-user='%s' (uid %d) level=%s\n", rounds,
+	       chunk, extra, hold, free_mib, settle, refill, root_trigger, user_trigger,
+	       (int)uid, low ? "low" : "medium");
 
 	/* wait for a calm start: no pressure */
-	for (int i = 0; i < 200 && mn_status(device) == 1; i++)
+	for (int i = 0; i < 200 && status() == 1; i++)
 		mn_sleep_ms(50);
 	mn_sleep_ms(settle);
 
@@ -393,11 +533,12 @@ int main(int argc, char **argv)
 		pthread_mutex_lock(&lock);
 		cur_round = -1;		/* marks seen from now on do not count */
 		pthread_mutex_unlock(&lock);
+		freed[r] = mn_now_ms();
 		mn_hog_shrink(&h, got ? (int)(free_mib / chunk + 0.5) : h.n);
 		if (refill_dev && refill > 0)
 			mn_refill_cache(refill_dev, refill);
 		/* the device must read "0" again: free more if it does not */
-		for (i = 0; mn_status(device) == 1; i++) {
+		for (i = 0; status() == 1; i++) {
 			mn_sleep_ms(10);
 			if (i % 50 == 49)
 				mn_hog_shrink(&h, (int)(free_mib / chunk + 0.5));
@@ -436,11 +577,12 @@ int main(int argc, char **argv)
 	{
 		double lat[NSRC][MAX_ROUNDS], bracket[MAX_ROUNDS], mark[MAX_ROUNDS];
 		int nlat[NSRC] = { 0 }, missed[NSRC] = { 0 }, extra_ev[NSRC] = { 0 };
-		int crossings = 0, k;
+		int crossings = 0, k, at_half = 0, at_stall = 0, at_38 = 0;
 
 		for (r = 0; r < done; r++) {
-			double first[NSRC] = { 0 }, limit, t0 = 0;
+			double first[NSRC] = { 0 }, last[NSRC] = { 0 }, limit, sign, t0 = 0;
 			int inround[NSRC] = { 0 };
+			const char *at = NULL;
 			char line[512];
 			int len;
 
@@ -455,29 +597,33 @@ int main(int argc, char **argv)
 					inround[s]++;
 					if (!first[s] || t < first[s])
 						first[s] = t;
+					if (t > last[s])
+						last[s] = t;
 				}
 			}
-			/* the first sign that the point was crossed ... */
-			limit = first1[r];
-			if (first[SRC_MN] && first[SRC_MN] < limit)
-				limit = first[SRC_MN];
-			for (k = 0; k < nobs; k++)
-				if (obs[k].avail_kib < point_kib &&
-				    obs[k].before >= start[r] && obs[k].after < limit)
-					limit = obs[k].after;
-			/* ... and the last read before it that was above it */
-			for (k = 0; k < nobs; k++)
-				if (obs[k].avail_kib >= point_kib &&
-				    obs[k].before >= start[r] &&
-				    obs[k].before < limit && obs[k].before > t0)
-					t0 = obs[k].before;
-			if (!t0)
-				t0 = start[r];
+			/*
+			 * The first sign that the point was crossed, and the
+			 * last read before it that was above it
+			 */
+			sign = first1[r];
+			if (first[SRC_MN] && first[SRC_MN] < sign)
+				sign = first[SRC_MN];
+			limit = sign;
+			if (low) {
+				at = low_point(start[r], sign, &t0, &limit);
+				at_half += at[0] == 'h';
+				at_stall += at[0] == 's';
+				at_38 += at[0] == '3';
+			} else {
+				t0 = crossing(point_kib, start[r], &limit);
+			}
 			mark[crossings] = first1[r] - t0;
 			bracket[crossings++] = limit - t0;
 			len = snprintf(line, sizeof(line),
-				       "round %d crossing_ms=%.1f bracket_ms=%.1f mark_ms=%.1f",
-				       r, t0 - start[r], limit - t0, first1[r] - t0);
+				       "round %d crossing_ms=%.1f bracket_ms=%.1f mark_ms=%.1f "
+				       "free_ms=%.1f%s%s", r, t0 - start[r], limit - t0,
+				       first1[r] - t0, freed[r] - t0, at ? " at=" : "",
+				       at ? at : "");
 			for (s = 0; s < NSRC; s++) {
 				if (src_error[s][0] || (s == SRC_PSI_ROOT && !have_psi)) {
 					len += snprintf(line + len, sizeof(line) - len,
@@ -492,6 +638,10 @@ int main(int argc, char **argv)
 					len += snprintf(line + len, sizeof(line) - len,
 							" %s=%.1f(%d)", src_name[s],
 							first[s] - t0, inround[s]);
+					/* the last of more wake-ups, from the point */
+					if (inround[s] > 1)
+						len += snprintf(line + len, sizeof(line) - len,
+								"last=%.1f", last[s] - t0);
 				}
 			}
 			printf("%s\n", line);
@@ -501,8 +651,12 @@ int main(int argc, char **argv)
 			double mmed = mn_percentile(mark, crossings, 50);
 
 			printf("crossings=%d rounds=%d bracket_ms_median=%.1f "
-			       "bracket_ms_max=%.1f mark_ms_median=%.1f\n", crossings,
+			       "bracket_ms_max=%.1f mark_ms_median=%.1f", crossings,
 			       done, bmed, crossings ? bracket[crossings - 1] : NAN, mmed);
+			if (low)
+				printf(" at_half=%d at_stall=%d at_3_8=%d", at_half,
+				       at_stall, at_38);
+			printf("\n");
 		}
 		for (s = 0; s < NSRC; s++) {
 			double med, p95;

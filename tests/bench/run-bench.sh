@@ -4,11 +4,14 @@
 #
 # Usage: tests/bench/run-bench.sh [--rounds N] [--fanout N,N,...]
 #            [--fanout-secs S] [--fault SIZE_MIB:REPEATS] [--pairs N]
-#            [--only latency,latency-noswap,fanout,faultloop] [--out DIR]
+#            [--only latency,latency-noswap,latency-low,fanout,faultloop]
+#            [--out DIR]
 #
 #   --rounds N        crossings of the pressure point for the latency
 #                     benchmarks (default 25; at least 20 for the table),
-#                     with swap (latency) and without (latency-noswap)
+#                     with swap (latency) and without (latency-noswap);
+#                     latency-low: a watcher of level low, no swap, from a
+#                     full page cache, measured from where low begins
 #   --fanout LIST     watcher counts of the fan-out benchmark (1,16,256,1000)
 #   --fanout-secs S   seconds of repeated crossings per fan-out run (20)
 #   --fault S:R       the hot-path loop: S MiB mapped, touched and unmapped,
@@ -43,7 +46,7 @@ builddir=${top_builddir:-$srcdir}
 . "$srcdir/tests/vm/lib.sh"
 
 rounds=25 fanout=1,16,256,1000 fanout_secs=20 fault=256:10 pairs=2
-only=latency,latency-noswap,fanout,faultloop
+only=latency,latency-noswap,latency-low,fanout,faultloop
 out=$builddir/results/bench
 report=0
 append=
@@ -122,10 +125,11 @@ boot_icount() { # boot_icount NAME VARIANT KERNEL-ARGS...: one single-threaded
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 t0=$(date +%s)
-if want latency || want latency-noswap || want fanout; then
+if want latency || want latency-noswap || want latency-low || want fanout; then
 	run=
 	want latency && run=latency
 	want latency-noswap && run=${run:+$run,}latency-noswap
+	want latency-low && run=${run:+$run,}latency-low
 	want fanout && run=${run:+$run,}fanout
 	boot guest guest 3600 "mnbench.run=$run mnbench.rounds=$rounds" \
 		"mnbench.fanout=$fanout mnbench.fanout_secs=$fanout_secs"
@@ -174,14 +178,17 @@ say "QEMU $accel, guests with 2 vCPUs and 512 MiB; host $(nproc) CPUs, load aver
 say "command: tests/bench/run-bench.sh --rounds $rounds --fanout $fanout --fanout-secs $fanout_secs --fault $fault --pairs $pairs --only $only"
 say ""
 
-latency_table() { # latency_table TAG TITLE
+latency_table() { # latency_table TAG TITLE [POINT]
 	local tag=$1 l cr s
 	cr=$(lines "$out/guest.log" "$tag" | grep '^crossings=')
 	say "$2"
-	say "   $(val crossings "$cr") crossings; the pressure point (MemAvailable below MemTotal/4) is bracketed to a median $(val bracket_ms_median "$cr") ms; the device read 1 a median $(val mark_ms_median "$cr") ms after it"
-	say "   $(printf '%-44s %4s %8s %8s %8s %8s %6s' watcher n median p95 min max missed)"
-	mdsay "| watcher | n | median ms | p95 ms | min ms | max ms | missed |"
-	mdsay "|---|---|---|---|---|---|---|"
+	say "   $(val crossings "$cr") crossings; the pressure point (${3:-MemAvailable below MemTotal/4}) is bracketed to a median $(val bracket_ms_median "$cr") ms; the device read 1 a median $(val mark_ms_median "$cr") ms after it"
+	say "   more: wake-ups in a round after the first (the round lasts until the device reads 0 again and 2.5 s more)"
+	[ -n "$(val at_half "$cr")" ] &&
+		say "   where low began: at half $(val at_half "$cr"), with a pass of direct reclaim below half $(val at_stall "$cr"), at 3/8 $(val at_3_8 "$cr")"
+	say "   $(printf '%-44s %4s %8s %8s %8s %8s %6s %5s' watcher n median p95 min max missed more)"
+	mdsay "| watcher | n | median ms | p95 ms | min ms | max ms | missed | more events |"
+	mdsay "|---|---|---|---|---|---|---|---|"
 	for s in "mem_notify|/dev/mem_notify, poll" "psi-root|PSI trigger some 50000 500000 (root)" \
 		"psi-user|PSI trigger some 100000 2000000 (uid 65534)"; do
 		l=$(lines "$out/guest.log" "$tag" | grep "^latency source=${s%%|*} ")
@@ -192,15 +199,15 @@ latency_table() { # latency_table TAG TITLE
 		fi
 		if echo "$l" | grep -q unavailable; then
 			say "   $(printf '%-44s %s' "${s#*|}" "${l#*unavailable: }")"
-			mdsay "| ${s#*|} | unavailable: ${l#*unavailable: } ||||||"
+			mdsay "| ${s#*|} | unavailable: ${l#*unavailable: } |||||||"
 			continue
 		fi
 		# no wake-up in any round: no statistics ("-", not "nan")
 		l=${l//=nan/=-}
-		say "   $(printf '%-44s %4s %8s %8s %8s %8s %6s' "${s#*|}" "$(val n "$l")" \
+		say "   $(printf '%-44s %4s %8s %8s %8s %8s %6s %5s' "${s#*|}" "$(val n "$l")" \
 			"$(val median "$l")" "$(val p95 "$l")" "$(val min "$l")" "$(val max "$l")" \
-			"$(val missed "$l")")"
-		mdsay "| ${s#*|} | $(val n "$l") | $(val median "$l") | $(val p95 "$l") | $(val min "$l") | $(val max "$l") | $(val missed "$l") |"
+			"$(val missed "$l")" "$(val more_events "$l")")"
+		mdsay "| ${s#*|} | $(val n "$l") | $(val median "$l") | $(val p95 "$l") | $(val min "$l") | $(val max "$l") | $(val missed "$l") | $(val more_events "$l") |"
 	done
 	mdsay ""
 	say ""
@@ -209,6 +216,9 @@ want latency && latency_table LAT \
 	"1. Notification latency, ms from the pressure point (upper bounds), swap on"
 want latency-noswap && latency_table LATNS \
 	"1b. Notification latency, ms from the pressure point (upper bounds), no swap"
+want latency-low && latency_table LATLOW \
+	"1c. Level low: latency, ms from where low begins (upper bounds), no swap, full page cache" \
+	"MemAvailable below MemTotal/2 within 10 s of a pass of direct reclaim, else below 3/8"
 
 if want fanout; then
 	say "2. Fan-out: $fanout_secs s of repeated crossings per run, watchers poll/epoll/SIGIO in turn"

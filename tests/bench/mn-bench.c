@@ -3,6 +3,7 @@
  * robustness programs (see mn-bench.h).
  */
 #include "mn-bench.h"
+#include "glib-source/memnotify-uapi.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,17 +39,31 @@ void mn_sleep_ms(double ms)
 
 int mn_status(const char *dev)
 {
+	return mn_status_at(dev, 0);
+}
+
+int mn_set_level(int fd, unsigned int level)
+{
+	struct mem_notify_level req = { .level = level };
+
+	return ioctl(fd, MEM_NOTIFY_SET_LEVEL, &req);
+}
+
+int mn_status_at(const char *dev, unsigned int level)
+{
 	char buf[8];
-	ssize_t n;
+	ssize_t n = -1;
 	int fd = open(dev, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf));
+	/* a file that chose its level reads it as a digit, else "1" or "0" */
+	if (!level || mn_set_level(fd, level) == 0)
+		n = read(fd, buf, sizeof(buf));
 	close(fd);
 	if (n < 1)
 		return -1;
-	return buf[0] == '1';
+	return buf[0] >= '1';
 }
 
 int mn_take(int fd)

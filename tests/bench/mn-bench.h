@@ -18,6 +18,15 @@ void mn_sleep_ms(double ms);
  */
 int mn_status(const char *dev);
 
+/* MEM_NOTIFY_SET_LEVEL @level (MEM_NOTIFY_LEVEL_*) on @fd: 0, or -1 */
+int mn_set_level(int fd, unsigned int level);
+
+/*
+ * The same as mn_status() for a file that asks for @level (0: the
+ * default, medium): 1 at @level or above, 0 below, -1 on error.
+ */
+int mn_status_at(const char *dev, unsigned int level);
+
 /*
  * Take the event of a watcher's file of the device: one read(2) into a
  * buffer of at least 2 bytes (EINTR retried). Call it once after open

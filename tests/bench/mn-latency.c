@@ -76,7 +76,6 @@
 #include <string.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -118,45 +117,24 @@ static void record(int src, double t)
 	pthread_mutex_unlock(&lock);
 }
 
-/* MEM_NOTIFY_SET_LEVEL low on @fd (-L); 0 or -1 */
-static int set_low(int fd)
-{
-	struct mem_notify_level req = { .level = MEM_NOTIFY_LEVEL_LOW };
-
-	return ioctl(fd, MEM_NOTIFY_SET_LEVEL, &req);
-}
-
 /* 1 at the level watched (medium, with -L low) or above, 0 below, -1 error */
 static int status(void)
 {
-	char buf[8];
-	ssize_t n;
-	int fd;
-
-	if (!low)
-		return mn_status(device);
-	fd = open(device, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = set_low(fd) < 0 ? -1 : read(fd, buf, sizeof(buf));
-	close(fd);
-	if (n < 1)
-		return -1;
-	return buf[0] >= '1';
+	return mn_status_at(device, low ? MEM_NOTIFY_LEVEL_LOW : 0);
 }
 
 /* passes of direct reclaim so far: the sum of the allocstall_* counters */
 static long allocstalls(void)
 {
-	char line[128];
+	char line[128], *value;
 	long sum = 0;
 	FILE *f = fopen("/proc/vmstat", "r");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "allocstall_", 11))
-			sum += atol(strchr(line, ' ') ? strchr(line, ' ') : line);
+		if (!strncmp(line, "allocstall_", 11) && (value = strchr(line, ' ')))
+			sum += atol(value);
 	fclose(f);
 	return sum;
 }
@@ -391,8 +369,8 @@ static const char *low_point(double start, double first, double *t0, double *lim
 		double seen = obs[k].after;
 
 		for (k = 0; k < nobs; k++)
-			if (obs[k].before >= *t0 && obs[k].before < seen &&
-			    obs[k].stalls <= at && obs[k].before > *t0)
+			if (obs[k].before > *t0 && obs[k].before < seen &&
+			    obs[k].stalls <= at)
 				*t0 = obs[k].before;
 		*limit = seen < lim ? seen : lim;
 		return "stall";
@@ -463,7 +441,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mn-latency: cannot open %s: %s\n", device, strerror(errno));
 		return 1;
 	}
-	if (low && set_low(mnfd) < 0) {
+	if (low && mn_set_level(mnfd, MEM_NOTIFY_LEVEL_LOW) < 0) {
 		fprintf(stderr, "mn-latency: MEM_NOTIFY_SET_LEVEL low: %s\n", strerror(errno));
 		return 1;
 	}

@@ -30,6 +30,7 @@
 # or a step failed,
 # 2 bad usage.
 set -euo pipefail
+# SPDX-License-Identifier: LGPL-2.1-or-later
 cd "$(dirname "$0")"
 . scripts/lib.sh
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # kernel/check-series.sh - check the patch series one patch at a time.
 #
 # Usage: kernel/check-series.sh [--no-build]

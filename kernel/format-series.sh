@@ -7,6 +7,7 @@
 # kernel/patches/, with the cover letter's subject and body taken from
 # kernel/cover-letter.txt (first line = subject, rest = body).
 set -euo pipefail
+# SPDX-License-Identifier: GPL-2.0-only
 . "$(dirname "$0")/../scripts/lib.sh"
 
 [ $# -eq 2 ] || { sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # scripts/build-debs.sh - build memnotify's Debian packages (debian/), cached.
 #
 # Usage: scripts/build-debs.sh [--cached-only] [--chroot]

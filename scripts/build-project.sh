@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # scripts/build-project.sh - configure and build memnotify in _build/.
 #
 # Usage: scripts/build-project.sh [--stage DIR]

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The Debian packages memnotify needs, by purpose. Sourced by run-tests.sh
 # and demo.sh; mn_need_pkgs (scripts/lib.sh) installs the missing ones.
 MN_PKGS_BUILD=(build-essential autoconf automake libtool pkg-config

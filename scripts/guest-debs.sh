@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # scripts/guest-debs.sh - gather the Debian packages the test guest installs.
 #
 # Usage: scripts/guest-debs.sh DIR

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Shared helpers for memnotify's scripts. Source it; do not run it.
 #
 # MEMNOTIFY_CACHE   where the kernel build, the rootfs and VM images are

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # TAP helpers for the host test scripts. Source it; do not run it.
 
 n=0

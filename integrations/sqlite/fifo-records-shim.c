@@ -1,6 +1,8 @@
 /*
  * fifo-records-shim - a test preload: a FIFO answers MEM_NOTIFY_SET_LEVEL
  *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
  * Only for integrations/sqlite/test-sqlite-memnotify.sh. Preloaded
  * (LD_PRELOAD) into a program that uses the memnotify-patched libsqlite3
  * with SQLITE_MEMNOTIFY_DEVICE at a FIFO, it makes ioctl(MEM_NOTIFY_SET_LEVEL)

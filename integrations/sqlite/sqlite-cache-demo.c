@@ -1,6 +1,8 @@
 /*
  * memnotify-sqlite-demo - fill an SQLite page cache, then watch it shrink.
  *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
  * Usage: memnotify-sqlite-demo [options] [DATABASE]
  *
  *   DATABASE              database file, created when missing

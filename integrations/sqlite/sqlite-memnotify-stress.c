@@ -3,6 +3,8 @@
  * threads, in every way that ends in the close path the memnotify patch
  * hooks, while the test feeds events to the library's watcher thread.
  *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
  * Usage: sqlite-memnotify-stress [-s] [-t THREADS] [-d SECONDS] DIR
  *        sqlite-memnotify-stress -n [-t THREADS] [-d SECONDS] DIR
  *        sqlite-memnotify-stress -o N [-n] DIR

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Shared set-up of the SQLite host tests. Source it after tests/tap.sh,
 # with $srcdir and $tmp set; do not run it.
 #

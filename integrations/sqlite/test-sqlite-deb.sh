@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Tests the sqlite3 packages rebuilt with the memnotify patch
 # (integrations/sqlite/build-deb.sh) on the host; speaks TAP. Nothing is
 # installed: libsqlite3-0 and sqlite3 are unpacked with dpkg-deb -x into a

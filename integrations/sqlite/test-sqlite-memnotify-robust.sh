@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Tests the memnotify SQLite patch under a busy workload on the host; speaks
 # TAP. Events come through a FIFO that stands in for /dev/mem_notify (as in
 # test-sqlite-memnotify.sh), from sqlite-memnotify-stress:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Tests the memnotify SQLite patch on the host; speaks TAP.
 #
 # Builds the patched libsqlite3 (integrations/sqlite/build.sh, cached), then

@@ -1,6 +1,8 @@
 /*
  * tests/bench/mn-bench.c - helpers shared by the guest benchmark and
  * robustness programs (see mn-bench.h).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "mn-bench.h"
 #include "glib-source/memnotify-uapi.h"

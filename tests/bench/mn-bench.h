@@ -2,6 +2,8 @@
  * tests/bench/mn-bench.h - helpers shared by the benchmark, robustness and
  * test programs that run inside the QEMU guest (tests/bench/, tests/robust/,
  * tests/guest/mn-hog).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #ifndef MN_BENCH_H
 #define MN_BENCH_H

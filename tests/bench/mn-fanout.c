@@ -2,6 +2,8 @@
  * mn-fanout - how many watchers one /dev/mem_notify event wakes, and what
  * the wake-ups cost (runs inside the benchmark guest, as root).
  *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
  * Usage: mn-fanout [-n WATCHERS] [-m MODE[,MODE...]] [-t SECONDS] [-g GAP_MS]
  *                  [-C CHUNK_MIB] [-X EXTRA_MIB] [-H HOLD_MS] [-F FREE_MIB]
  *                  [-S SETTLE_MS] [-D REFILL_DEV -R REFILL_MIB] [-d DEVICE]

@@ -2,6 +2,8 @@
  * mn-faultloop - the page fault / allocate / free hot path: map SIZE_MIB of
  * anonymous memory, write one byte per page, unmap it; REPEATS times.
  *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
  * Usage: mn-faultloop [-s SIZE_MIB] [-r REPEATS] [-w WARMUP]
  *
  * Runs WARMUP (default 2) untimed loops first. Prints one line per timed loop,

@@ -2,6 +2,8 @@
  * mn-latency - notification latency of /dev/mem_notify and of PSI triggers,
  * measured in the same run (runs inside the benchmark guest, as root).
  *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
  * Usage: mn-latency [-r ROUNDS] [-C CHUNK_MIB] [-X EXTRA_MIB] [-H HOLD_MS]
  *                   [-F FREE_MIB] [-S SETTLE_MS] [-D REFILL_DEV -R REFILL_MIB]
  *                   [-M MAX_MIB] [-p PAUSE_MS]

@@ -2,6 +2,8 @@
  * mn-signal - the watchers and workloads of the signal benchmark
  * (tests/bench/run-signal.sh, tests/bench/signal-init).
  *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
  * Usage:
  *   mn-signal watch
  *       Run every watcher at once and print one line per event,

@@ -41,6 +41,7 @@
 #
 # Exit status: 0 figures printed, 1 a kernel, a guest or a program failed.
 set -uo pipefail
+# SPDX-License-Identifier: LGPL-2.1-or-later
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-$srcdir}
 . "$srcdir/tests/vm/lib.sh"

@@ -34,6 +34,7 @@
 # Exit status: 0 tables printed, 1 a kernel or a guest failed or the
 # watchers stopped early, 2 bad usage.
 set -uo pipefail
+# SPDX-License-Identifier: LGPL-2.1-or-later
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-$srcdir}
 . "$srcdir/tests/vm/lib.sh"

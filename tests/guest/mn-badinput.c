@@ -1,6 +1,8 @@
 /*
  * mn-badinput - check that /dev/mem_notify refuses bad input cleanly.
  *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
  * Usage: mn-badinput [DEVICE]
  *
  * Prints TAP. Must run as root (it also checks a non-root user's view by

@@ -2,6 +2,8 @@
  * mn-fair - can one user with many watched files delay another user's
  * single watcher of /dev/mem_notify?
  *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
  * Usage: mn-fair [-n FILES] [-t SECONDS] [-r READYFILE] [-d DEVICE]
  *
  * Run as root. Forks two watchers:

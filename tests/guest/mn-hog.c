@@ -1,6 +1,8 @@
 /*
  * mn-hog - allocate and touch anonymous memory step by step.
  *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
  * Usage: mn-hog [-s STEP_MIB] [-m MAX_MIB] [-p PAUSE_MS] [-u] [-k] [-H SECONDS]
  *               [-d DEVICE]
  *

@@ -2,6 +2,8 @@
  * mn-once - is each /dev/mem_notify notification reported exactly once on
  * every readiness interface?
  *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
  * Usage: mn-once [-t SECONDS] [-i IDLE] [-d DEVICE]
  *
  * Opens DEVICE (default /dev/mem_notify) once per interface: select, poll,

@@ -3,6 +3,8 @@
  * then give back what its record asks for, and measure how close the hint
  * was.
  *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
  * Usage: mn-record [-l low|medium|critical] [-m MAX_MIB] [-p PAUSE_MS]
  *                  [-d DEVICE]
  *

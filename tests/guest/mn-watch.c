@@ -1,6 +1,8 @@
 /*
  * mn-watch - wait for /dev/mem_notify events and count them.
  *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
  * Usage: mn-watch [-m poll|select|epoll|sigio] [-n FILES] [-t SECONDS]
  *                 [-d DEVICE] [-l low|medium|critical] [-q]
  *

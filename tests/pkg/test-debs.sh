@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Tests the project's Debian packages (debian/, scripts/build-debs.sh); speaks
 # TAP. Builds them when run as root (cached by a hash of the git-tracked
 # files, a few minutes when not cached); otherwise checks the cached

@@ -2,6 +2,8 @@
  * mn-oddinput - odd and bad input to /dev/mem_notify must get clean errors
  * (runs inside the debug guest, as root; complements tests/guest/mn-badinput).
  *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
  * Usage: mn-oddinput [DEVICE]
  *
  * Prints TAP: reads of every size from 0 to 8 and of huge sizes (each on a

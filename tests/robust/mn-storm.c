@@ -2,6 +2,8 @@
  * mn-storm - open/close/fcntl(FASYNC) storm on /dev/mem_notify while memory
  * pressure comes and goes (runs inside the debug guest, as root).
  *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
  * Usage: mn-storm [-n FILES] [-t SECONDS] [-T THREADS] [-b BURST] [-P]
  *                 [-F FREE_MIB] [-w WAIT] [-d DEVICE]
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/boot-smoke.sh - boot the mem_notify guest kernel with a small
 # initramfs in QEMU and check /dev/mem_notify from inside the guest.
 #

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/lib.sh - boot a kernel under QEMU for memnotify's VM tests.
 # Source it from bash (it sources scripts/lib.sh: MN_TOP, MN_CACHE, mn_log,
 # mn_die); do not run it. Safe under `set -euo pipefail`.

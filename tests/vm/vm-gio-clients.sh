@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/vm-gio-clients.sh - unchanged GLib programs that use
 # GMemoryMonitor (xdg-desktop-portal, fwupd) hear /dev/mem_notify through the
 # memnotify-gio-module package: runs tests/vm/scenarios/gio-clients under

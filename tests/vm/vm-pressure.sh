@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/vm-pressure.sh - the OOM-avoidance acceptance test (TAP).
 #
 # Usage: tests/vm/vm-pressure.sh [--stage DIR] [--debs DIR] [--runs "LRU:MODE[:slice] ..."]

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/vm-sd-event.sh - systemd's own memory-pressure consumers
 # (systemd-journald, systemd-udevd: sd_event_add_memory_pressure() of
 # systemd >= 254) hear /dev/mem_notify with only a drop-in: runs

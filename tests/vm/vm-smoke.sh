@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/vm-smoke.sh - boot the systemd test guest (the demo-rootfs Debian
 # bookworm image) with the memnotify guest kernel under QEMU and run the
 # smoke scenario in it (tests/vm/scenarios/smoke). A TAP test for make check.

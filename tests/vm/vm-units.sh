@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/vm-units.sh - the demo units (systemd-unit/) in the systemd test
 # guest: run tests/vm/scenarios/units-smoke under QEMU in a guest that
 # installed the packages of `make stage` with dpkg (--debs, default

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # /usr/lib/memnotify/vm/tap.sh - TAP helpers for the scenarios of the
 # memnotify test guest (tests/vm/scenarios/*). Source it from bash.
 #

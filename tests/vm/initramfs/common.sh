@@ -1,4 +1,5 @@
 # shellcheck shell=sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/initramfs/common.sh - the start of every busybox test guest's
 # /init (tests/vm/initramfs/init, tests/robust/init, tests/bench/init);
 # mn_vm_initramfs (tests/vm/lib.sh) installs it as /lib/mn-common.sh and the

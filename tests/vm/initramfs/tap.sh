@@ -1,4 +1,5 @@
 # shellcheck shell=sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/initramfs/tap.sh - TAP helpers of the busybox test guests, sourced
 # by common.sh (installed as /lib/mn-tap.sh by mn_vm_initramfs). Plain POSIX
 # sh with no set-up of its own, so that tests/harness/ can check it on the

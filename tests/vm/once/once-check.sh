@@ -23,6 +23,7 @@
 # Exit codes: 0 all points passed, 1 a point failed or the guest failed,
 # 2 bad usage.
 set -uo pipefail
+# SPDX-License-Identifier: LGPL-2.1-or-later
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../../.." && pwd)}
 builddir=${top_builddir:-$srcdir/_build}
 . "$srcdir/tests/vm/lib.sh"

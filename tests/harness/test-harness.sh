@@ -16,8 +16,12 @@
 #   4. The guest inits' fold (tests/vm/initramfs/tap.sh) fails a
 #      sub-program that died after half its plan, or printed all its "ok"
 #      lines and exited non-zero; it passes a complete one.
+#   5. vm-pressure.sh, vm-sd-event.sh, vm-gio-clients.sh and vm-units.sh,
+#      through the real run-scenario.sh (--image: a fake root image) and
+#      fake-qemu playing the Debian guest, fail when the guest reports skip
+#      (a plan of 1..0: it checked nothing); they pass when it reports pass.
 #
-# Needs the static guest programs (make) and busybox-static; uses a
+# Needs the static guest programs (make), busybox-static and e2fsprogs; uses a
 # throw-away build directory, so real results are untouched.
 set -uo pipefail
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -129,4 +133,38 @@ expect fail "fold fails a sub-program that printed no plan" \
 	fold_of 0 "ok 1 - a" "ok 2 - b"
 expect pass "control: fold passes a sub-program with its whole plan and exit 0" \
 	fold_of 0 "1..2" "ok 1 - a" "ok 2 - b"
+
+# --- 5. a guest that skipped everything is no pass --------------------------
+# what tests/vm/guest/scenario-runner leaves on the results disk
+guest_results() { # guest_results DIR STATUS TAP-LINES...
+	mkdir -p "$1"
+	printf '%s\n' "${@:3}" >"$1/tap.txt"
+	printf 'scenario=fake\nstatus=%s\nreason=\n' "$2" >"$1/result"
+	echo "fake=1" >"$1/summary"
+	echo "[    0.000000] Linux version 6.1.0-fake (fake)" >"$1/dmesg.txt"
+}
+guest_results "$tmp/guest-skip" skip "1..0"
+# the pass names vm-units' pressure rounds, which it checks for
+guest_results "$tmp/guest-pass" pass \
+	"ok 1 - memory pressure from mn-hog made memnotify-browser-cache free memory" \
+	"ok 2 - memory pressure from mn-hog made memnotify-sqlite-demo free memory" "1..2"
+: >"$tmp/root.img"
+wrapper() { # wrapper GUEST SCRIPT [ARGS...]: a tests/vm wrapper, run-scenario.sh, fake-qemu
+	local guest=$1 script=$2
+	shift 2
+	env -u MEMNOTIFY_RUN_SCENARIO top_srcdir="$srcdir" top_builddir="$fake_build" \
+		MEMNOTIFY_ACCEL=tcg MEMNOTIFY_QEMU="$here/fake-qemu" MEMNOTIFY_VM_TIMEOUT=60 \
+		FAKE_QEMU_LOG="$tmp/good.log" FAKE_QEMU_RESULTS="$tmp/guest-$guest" \
+		MEMNOTIFY_VM_KERNEL="$tmp/bzImage" MEMNOTIFY_VM_IMAGE="$tmp/root.img" \
+		"$srcdir/tests/vm/$script" --stage "$tmp/stage" "$@"
+}
+skip_case() { # skip_case SCRIPT [ARGS...]: the skip fails SCRIPT, the pass passes it
+	expect fail "${1%.sh} fails when the guest reports skip (plan 1..0)" wrapper skip "$@"
+	has '^not ok .*reported skip' "${1%.sh} names the skip as the failure"
+	expect pass "control: ${1%.sh} passes when the guest reports pass" wrapper pass "$@"
+}
+skip_case vm-pressure.sh --debs "$tmp/debs" --runs classic:coop
+skip_case vm-sd-event.sh
+skip_case vm-gio-clients.sh --debs "$tmp/debs"
+skip_case vm-units.sh --debs "$tmp/debs"
 mn_tap_done

@@ -13,6 +13,10 @@
 #   --kernel PATH    boot this bzImage (default: $MEMNOTIFY_VM_KERNEL, else
 #                    kernel/build.sh --print-image --variant VARIANT)
 #   --variant V      guest (default; has /dev/mem_notify), debug or plain
+#   --image FILE     boot this root image as it is (default:
+#                    $MEMNOTIFY_VM_IMAGE, else composed as below); --layer,
+#                    --debs, --stage and the guest files are then not added:
+#                    the image must hold them (tests/harness/ boots a fake)
 #   --debs DIR       install the .deb files in DIR with dpkg in the image
 #                    (demo-rootfs/install-debs.sh), e.g. the packages of
 #                    scripts/guest-debs.sh (`make stage` leaves them in
@@ -42,16 +46,17 @@
 # tests/vm/guest/scenario-runner for what the guest saves.
 #
 # stdout is TAP: the scenario's own test points, renumbered, then one for
-# the run itself ("the guest ran NAME and reported pass"), one for the
+# the run itself ("the guest ran NAME and reported pass"; a guest that
+# reports skip, a plan of 1..0, checked nothing and fails it), one for the
 # kernel log (no oops, BUG, WARNING, lockdep, KASAN or panic report in the
 # serial console or the guest's dmesg.txt), then the plan. A guest that does
 # not boot, times out or leaves no result fails the run's point, with the
 # last 30 lines of the serial log as diagnostics.
 #
 # Exit codes:
-#   0  the scenario passed (status=pass or skip) and the kernel log is clean
-#   1  the scenario ran and failed (status=fail), or the kernel reported a
-#      problem
+#   0  the scenario passed (status=pass) and the kernel log is clean
+#   1  the scenario ran and failed (status=fail) or ran no test
+#      (status=skip), or the kernel reported a problem
 #   2  bad usage
 #   3  the guest failed: QEMU error, timeout, or no result written
 #   4  setup failed: no kernel, no image, missing tools
@@ -62,6 +67,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 
 name='' swap='' mglru=0 mem=512M smp=2 kernel=${MEMNOTIFY_VM_KERNEL:-} variant=guest
+image=${MEMNOTIFY_VM_IMAGE:-}
 stages=() debs='' layer='' out='' timeout_s=${MEMNOTIFY_VM_TIMEOUT:-300} append='' console=() prepare=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -71,6 +77,7 @@ while [ $# -gt 0 ]; do
 	--smp) smp=${2:-}; shift 2 ;;
 	--kernel) kernel=${2:-}; shift 2 ;;
 	--variant) variant=${2:-}; shift 2 ;;
+	--image) image=${2:-}; shift 2 ;;
 	--stage) stages+=("${2:-}"); shift 2 ;;
 	--debs) debs=${2:-}; shift 2 ;;
 	--layer) layer=${2:-}; shift 2 ;;
@@ -133,23 +140,29 @@ mkdir -p "$ov/usr/lib/memnotify/scenarios"
 for s in "$here"/scenarios/*; do
 	[ -f "$s" ] && install -m 755 "$s" "$ov/usr/lib/memnotify/scenarios/"
 done
-# the tree the image starts from: the base, or a layer over it, then the
-# packages over that (none of them: mkimage.sh takes the base itself)
+# The root image: --image as it is, or composed: the base tree, or a layer
+# over it, then the packages over that (none of them: mkimage.sh takes the
+# base itself), then the --stage trees and the guest files.
 overlay_args=()
-if [ -n "$layer" ]; then
-	tree=$("$MN_TOP/demo-rootfs/apt-layer.sh" --print-base "$layer") ||
-		setup_fail "could not get the guest tree with layer $layer (demo-rootfs/apt-layer.sh failed; see above)"
-	overlay_args=(--base "$tree")
+if [ -n "$image" ]; then
+	[ -r "$image" ] || setup_fail "no root image at $image"
+	mn_log "$name: booting the root image $image as it is (no layer, packages or staged trees added)"
+else
+	if [ -n "$layer" ]; then
+		tree=$("$MN_TOP/demo-rootfs/apt-layer.sh" --print-base "$layer") ||
+			setup_fail "could not get the guest tree with layer $layer (demo-rootfs/apt-layer.sh failed; see above)"
+		overlay_args=(--base "$tree")
+	fi
+	if [ ${#deb_files[@]} -gt 0 ]; then
+		tree=$("$MN_TOP/demo-rootfs/install-debs.sh" ${overlay_args[@]+"${overlay_args[@]}"} --print-base "${deb_files[@]}") ||
+			setup_fail "could not install the packages of $debs in the guest tree (demo-rootfs/install-debs.sh failed; see above)"
+		overlay_args=(--base "$tree")
+	fi
+	for s in ${stages[@]+"${stages[@]}"}; do overlay_args+=(--overlay "$s"); done
+	overlay_args+=(--overlay "$ov")
+	image=$("$MN_TOP/demo-rootfs/mkimage.sh" "${overlay_args[@]}" --print-image) ||
+		setup_fail "could not get the rootfs image (demo-rootfs/mkimage.sh failed; see above)"
 fi
-if [ ${#deb_files[@]} -gt 0 ]; then
-	tree=$("$MN_TOP/demo-rootfs/install-debs.sh" ${overlay_args[@]+"${overlay_args[@]}"} --print-base "${deb_files[@]}") ||
-		setup_fail "could not install the packages of $debs in the guest tree (demo-rootfs/install-debs.sh failed; see above)"
-	overlay_args=(--base "$tree")
-fi
-for s in ${stages[@]+"${stages[@]}"}; do overlay_args+=(--overlay "$s"); done
-overlay_args+=(--overlay "$ov")
-image=$("$MN_TOP/demo-rootfs/mkimage.sh" "${overlay_args[@]}" --print-image) ||
-	setup_fail "could not get the rootfs image (demo-rootfs/mkimage.sh failed; see above)"
 
 if [ -z "$kernel" ]; then
 	kernel=$("$MN_TOP/kernel/build.sh" --print-image --variant "$variant") ||
@@ -269,9 +282,14 @@ elif [ ! -f "$out/result" ]; then
 	verdict=3
 else
 	case $status in
-	pass|skip)
+	pass)
 		echo "ok $n - $name: the guest ran the scenario and reported $status (guest up after ${MN_VM_UP_SECONDS:-?}s, ${MN_VM_SECONDS}s in all, $MN_VM_ACCEL)"
 		verdict=0 ;;
+	skip)
+		# a plan of 1..0: nothing was checked, which is no pass
+		reason=$(res reason)
+		echo "not ok $n - $name: the scenario reported skip (it ran no test, plan 1..0)${reason:+: $reason}"
+		verdict=1 ;;
 	*)
 		echo "not ok $n - $name: the scenario reported ${status:-nothing}: $(res reason)"
 		verdict=1 ;;

@@ -20,6 +20,10 @@
 #      through the real run-scenario.sh (--image: a fake root image) and
 #      fake-qemu playing the Debian guest, fail when the guest reports skip
 #      (a plan of 1..0: it checked nothing); they pass when it reports pass.
+#   6. tests/robust/debug-kernel.sh --kernel, with fake-qemu, fails on a
+#      kernel whose .config lacks CONFIG_KASAN=y (before any boot) and on a
+#      guest whose log does not show KASAN initialized; it passes a KASAN
+#      kernel whose guest shows it.
 #
 # Needs the static guest programs (make), busybox-static and e2fsprogs; uses a
 # throw-away build directory, so real results are untouched.
@@ -167,4 +171,29 @@ skip_case vm-pressure.sh --debs "$tmp/debs" --runs classic:coop
 skip_case vm-sd-event.sh
 skip_case vm-gio-clients.sh --debs "$tmp/debs"
 skip_case vm-units.sh --debs "$tmp/debs"
+
+# --- 6. debug-kernel's claims hold for the kernel it is given ---------------
+debug_config() { # debug_config DIR OPTION...: DIR/bzImage with a .config of OPTIONs
+	mkdir -p "$1"
+	: >"$1/bzImage"
+	printf '%s=y\n' "${@:2}" >"$1/.config"
+}
+debug_config "$tmp/kasan" CONFIG_PROVE_LOCKING CONFIG_DEBUG_ATOMIC_SLEEP CONFIG_KASAN CONFIG_MEM_NOTIFY
+debug_config "$tmp/nokasan" CONFIG_PROVE_LOCKING CONFIG_DEBUG_ATOMIC_SLEEP CONFIG_MEM_NOTIFY
+canned "$tmp/kasan.log" "[    0.000000] KernelAddressSanitizer initialized (generic)"
+# the initramfs wants the robust programs: any static program will do
+mkdir -p "$fake_build/tests/robust"
+for p in mn-storm mn-oddinput; do cp "$builddir/tests/guest/mn-badinput" "$fake_build/tests/robust/$p"; done
+debug_kernel() { # debug_kernel KERNEL-DIR LOG: debug-kernel.sh --kernel, fake-qemu
+	env top_srcdir="$srcdir" top_builddir="$fake_build" MEMNOTIFY_ACCEL=tcg \
+		MEMNOTIFY_QEMU="$here/fake-qemu" FAKE_QEMU_LOG="$2" MEMNOTIFY_VM_TIMEOUT=60 \
+		"$srcdir/tests/robust/debug-kernel.sh" --kernel "$1/bzImage"
+}
+expect fail "debug-kernel fails on a kernel without CONFIG_KASAN=y" debug_kernel "$tmp/nokasan" "$tmp/kasan.log"
+has '^not ok .*the kernel has CONFIG_KASAN=y' "debug-kernel names the missing KASAN option"
+[ ! -s "$fake_build/results/robust/serial.log" ]
+mn_tap $? "debug-kernel booted nothing for a kernel without KASAN"
+expect fail "debug-kernel fails when the guest does not show KASAN initialized" debug_kernel "$tmp/kasan" "$tmp/good.log"
+has '^not ok .*KASAN is on in the guest' "debug-kernel names KASAN missing in the guest"
+expect pass "control: debug-kernel passes a KASAN kernel whose guest shows it" debug_kernel "$tmp/kasan" "$tmp/kasan.log"
 mn_tap_done

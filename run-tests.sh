@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # run-tests.sh - build memnotify and run its whole test suite.
 #
 # Usage: ./run-tests.sh [make check arguments, e.g. TESTS=tests/vm/boot-smoke.sh]
@@ -6,7 +7,8 @@
 # Installs missing Debian packages when run as root (prints the apt-get
 # command otherwise), configures and builds in _build/, builds the guest
 # kernel (cached in $MEMNOTIFY_CACHE, default ~/.cache/memnotify), then runs
-# `make check`: host unit tests, the harness self-tests and the QEMU tests.
+# `make check` (the host tests) and `make check-vm` (the QEMU tests); with
+# arguments, one `make check ARGUMENTS` instead.
 # Always ends with a line "N passed, N failed, N skipped", also when the
 # build or the kernel step fails (that step then counts as one failure).
 #
@@ -21,26 +23,17 @@ summary() {
 	echo "$1 passed, $2 failed, $3 skipped"
 }
 
+pass=0 fail=0 skip=0 rc=0
 # step DESC CMD...: run a set-up step; on failure print the closing line
-# (the step is one failure) and exit 1
+# (the counts so far, the step as one more failure) and exit 1
 step() {
 	local desc=$1
 	shift
 	"$@" && return 0
 	mn_log "$desc failed"
-	summary 0 1 0
+	summary "$pass" $((fail + 1)) "$skip"
 	exit 1
 }
-
-step "the project build (scripts/build-project.sh)" scripts/build-project.sh
-cd _build || { summary 0 1 0; exit 1; }
-mn_log "guest kernel (cached when its inputs are unchanged)"
-step "the guest kernel build (make guest-kernel)" make -s guest-kernel
-mn_log "make check"
-# a log of an earlier run must never be counted as this one's
-rm -f test-suite.log
-rc=0
-make -j1 check "$@" || rc=$?
 
 # failures LOG: the failed points and errors, each "not ok" with the
 # diagnostic lines ("# ...") that follow it (at most 8). The TAP driver
@@ -52,18 +45,50 @@ failures() {
 		{ d = 0 }' "$1"
 }
 
-# The TAP driver counts every test point; turn its summary into the plain
-# closing line.
-count() { sed -n "s/^# $1: *//p" test-suite.log 2>/dev/null | head -1; }
-if [ ! -f test-suite.log ]; then
-	mn_log "make check left no test-suite.log"
-	summary 0 1 0
-	exit 1
+# count LOG WHAT: a number of the TAP driver's summary in LOG (0 if none)
+count() {
+	local n
+	n=$(sed -n "s/^# $2: *//p" "$1" 2>/dev/null | head -1)
+	echo "${n:-0}"
+}
+
+# suite DESC LOG MAKE-ARGS...: one `make` run of tests; adds its counts.
+# A run that leaves no summary LOG counts as one failure.
+suite() {
+	local desc=$1 log=$2 r=0
+	shift 2
+	mn_log "$desc"
+	# a log of an earlier run must never be counted as this one's
+	rm -f "$log"
+	make -j1 "$@" || r=$?
+	if [ ! -f "$log" ]; then
+		mn_log "$desc left no $log"
+		fail=$((fail + 1)) rc=1
+		return
+	fi
+	pass=$((pass + $(count "$log" PASS)))
+	skip=$((skip + $(count "$log" SKIP)))
+	fail=$((fail + $(count "$log" FAIL) + $(count "$log" ERROR) + $(count "$log" XPASS)))
+	if [ "$r" != 0 ]; then
+		rc=1
+		mn_log "failures (from _build/$log):"
+		failures "$log" | head -60 >&2 || true
+	fi
+}
+
+step "the project build (scripts/build-project.sh)" scripts/build-project.sh
+cd _build || { summary 0 1 0; exit 1; }
+if [ $# -gt 0 ]; then
+	# one `make check` with the caller's arguments (e.g. TESTS=...), which
+	# may name host and QEMU tests alike
+	mn_log "guest kernel (cached when its inputs are unchanged)"
+	step "the guest kernel build (make guest-kernel)" make -s guest-kernel
+	suite "make check $*" test-suite.log check "$@"
+else
+	suite "make check: the host tests" test-suite.log check
+	mn_log "guest kernel (cached when its inputs are unchanged)"
+	step "the guest kernel build (make guest-kernel)" make -s guest-kernel
+	suite "make check-vm: the QEMU tests" test-suite-vm.log check-vm
 fi
-pass=$(count PASS) fail=$(count FAIL) err=$(count ERROR) xpass=$(count XPASS) skip=$(count SKIP)
-if [ "$rc" != 0 ]; then
-	mn_log "failures (from _build/test-suite.log):"
-	failures test-suite.log | head -60 >&2 || true
-fi
-summary "${pass:-0}" "$(( ${fail:-0} + ${err:-0} + ${xpass:-0} ))" "${skip:-0}"
-exit $(( rc != 0 ))
+summary "$pass" "$fail" "$skip"
+exit $rc

@@ -78,7 +78,7 @@ need_root() { mn_need_root "$1" "$MN_CACHE/debs"; }
 # Build-Depends of debian/control as plain package names.
 build_depends() {
 	sed -n '/^Build-Depends:/,/^[^ #]/{/^Build-Depends:/s/^[^:]*://; /^[^ ]/d; p}' debian/control |
-		tr ',' '\n' | sed 's/(.*//; s/\[.*//; s/[[:space:]]//g; /^$/d; s/^debhelper-compat$/debhelper/'
+		tr ',' '\n' | sed 's/(.*//; s/\[.*//; s/<.*//; s/[[:space:]]//g; /^$/d; s/^debhelper-compat$/debhelper/'
 }
 
 mn_lock debs

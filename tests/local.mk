@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# tests/: the guest programs, the harness self-tests, the QEMU tests
+# (VM_TESTS, `make check-vm`), the benchmarks and the package test.
+# Included by the top Makefile.am; paths are relative to the top.
+
+# Programs that run inside the guest, linked statically so that the
+# initramfs needs no libraries.
+static_link_flags = -all-static
+noinst_PROGRAMS += tests/guest/mn-watch tests/guest/mn-hog tests/guest/mn-badinput \
+	tests/guest/mn-record
+tests_guest_mn_watch_SOURCES = tests/guest/mn-watch.c glib-source/memnotify-uapi.h
+tests_guest_mn_watch_LDFLAGS = $(static_link_flags)
+tests_guest_mn_hog_SOURCES = tests/guest/mn-hog.c tests/bench/mn-bench.c tests/bench/mn-bench.h
+tests_guest_mn_hog_LDFLAGS = $(static_link_flags)
+tests_guest_mn_badinput_SOURCES = tests/guest/mn-badinput.c glib-source/memnotify-uapi.h
+tests_guest_mn_badinput_LDFLAGS = $(static_link_flags)
+tests_guest_mn_record_SOURCES = tests/guest/mn-record.c glib-source/memnotify-uapi.h
+tests_guest_mn_record_LDFLAGS = $(static_link_flags)
+# Exactly once on every readiness interface (tests/vm/once/once-check.sh).
+noinst_PROGRAMS += tests/guest/mn-once
+tests_guest_mn_once_SOURCES = tests/guest/mn-once.c tests/bench/mn-bench.c tests/bench/mn-bench.h
+tests_guest_mn_once_CFLAGS = $(AM_CFLAGS) -pthread
+tests_guest_mn_once_LDFLAGS = $(static_link_flags) -pthread
+# One user's 10,000 watched files do not delay another user's watcher
+# (tests/vm/fair/fair-check.sh).
+noinst_PROGRAMS += tests/guest/mn-fair
+tests_guest_mn_fair_SOURCES = tests/guest/mn-fair.c
+tests_guest_mn_fair_LDFLAGS = $(static_link_flags)
+
+# The harness's self-tests first: host-only, seconds, and they show that
+# the VM tests below fail on a kernel WARNING, a stale log, a runner's exit
+# status or a short plan (tests/harness/).
+TESTS += tests/harness/test-harness.sh
+tests/harness/test-harness.log: tests/guest/mn-watch$(EXEEXT) \
+	tests/guest/mn-hog$(EXEEXT) tests/guest/mn-badinput$(EXEEXT)
+EXTRA_DIST += tests/harness
+
+VM_TESTS += tests/vm/boot-smoke.sh
+EXTRA_DIST += tests/vm
+
+# Each notification is reported once on select, poll, epoll (level and
+# edge), io_uring and aio poll, read() gives the state once per
+# notification, and files nobody waits on are not notified.
+VM_TESTS += tests/vm/once/once-check.sh
+
+# Notifications are shared fairly between users: uid 1000 holding 10,000
+# polled files does not delay uid 1001's single watcher.
+VM_TESTS += tests/vm/fair/fair-check.sh
+
+# A file hears its opener's memory cgroup: a limited cgroup's shortage wakes
+# its own watcher, never a sibling's or the root's (tests/vm/memcg/).
+VM_TESTS += tests/vm/memcg/memcg-check.sh
+
+# What the Debian guest gets, made before the tests run: the project as a
+# Debian user installs it, memnotify's packages and Debian's sqlite3 rebuilt
+# with the patch (scripts/guest-debs.sh links them into guest-debs/; the VM
+# tests pass it to run-scenario.sh --debs, which installs them with dpkg),
+# and the guest test programs in a staging tree (run-scenario.sh --stage).
+# Only the tests that boot the Debian guest wait for it: building the
+# packages takes minutes, and make check TESTS=<a host test> needs none.
+stage_dir = $(abs_top_builddir)/stage
+guest_debs_dir = $(abs_top_builddir)/guest-debs
+tests/vm/vm-pressure.log tests/vm/vm-units.log tests/robust/debug-pressure.log: stage
+.PHONY: stage
+stage: all
+	$(AM_V_GEN)rm -rf $(stage_dir) && \
+	$(MKDIR_P) $(stage_dir)/usr/lib/memnotify/vm/bin && \
+	cp tests/guest/mn-hog tests/guest/mn-watch $(stage_dir)/usr/lib/memnotify/vm/bin/ && \
+	$(SHELL) $(top_srcdir)/scripts/guest-debs.sh $(guest_debs_dir)
+
+# The OOM-avoidance acceptance test: classic LRU and MGLRU, with the demos
+# cooperating and, as a control, not.
+VM_TESTS += tests/vm/vm-pressure.sh
+
+# The Debian bookworm guest's own smoke test (demo-rootfs/, run-scenario.sh).
+VM_TESTS += tests/vm/vm-smoke.sh
+# The units in the guest: installs the packages (make stage: guest-debs/), runs
+# tests/vm/scenarios/units-smoke under QEMU (tests/vm/vm-units.sh).
+VM_TESTS += tests/vm/vm-units.sh
+# systemd's own memory-pressure consumers (journald, udevd; systemd 254 from
+# bookworm-backports, demo-rootfs/apt-layer.sh systemd-backports) with a drop-in that points
+# MEMORY_PRESSURE_WATCH at the device, and the PSI default as the control.
+VM_TESTS += tests/vm/vm-sd-event.sh
+tests/vm/vm-sd-event.log: stage
+# Unchanged GMemoryMonitor clients (xdg-desktop-portal, fwupd) with the GIO
+# module installed from the project's package, and removed as the control.
+VM_TESTS += tests/vm/vm-gio-clients.sh
+tests/vm/vm-gio-clients.log: stage
+
+# Guest programs of the benchmarks (tests/bench/, `make bench`, figures in
+# docs/benchmarks.md) and of the debug-kernel robustness test
+# (tests/robust/), linked statically like tests/guest/.
+bench_cflags = $(AM_CFLAGS) -pthread
+bench_programs = tests/bench/mn-latency tests/bench/mn-fanout tests/bench/mn-faultloop \
+	tests/bench/mn-signal
+robust_programs = tests/robust/mn-storm tests/robust/mn-oddinput
+noinst_PROGRAMS += $(bench_programs) $(robust_programs)
+tests_bench_mn_latency_SOURCES = tests/bench/mn-latency.c tests/bench/mn-bench.c tests/bench/mn-bench.h \
+	glib-source/memnotify-uapi.h
+tests_bench_mn_latency_CFLAGS = $(bench_cflags)
+tests_bench_mn_latency_LDFLAGS = $(static_link_flags) -pthread
+tests_bench_mn_fanout_SOURCES = tests/bench/mn-fanout.c tests/bench/mn-bench.c tests/bench/mn-bench.h
+tests_bench_mn_fanout_CFLAGS = $(bench_cflags)
+tests_bench_mn_fanout_LDFLAGS = $(static_link_flags) -pthread
+tests_bench_mn_faultloop_SOURCES = tests/bench/mn-faultloop.c tests/bench/mn-bench.c tests/bench/mn-bench.h
+tests_bench_mn_faultloop_CFLAGS = $(bench_cflags)
+tests_bench_mn_faultloop_LDFLAGS = $(static_link_flags) -pthread
+tests_bench_mn_signal_SOURCES = tests/bench/mn-signal.c tests/bench/mn-bench.c tests/bench/mn-bench.h \
+	glib-source/memnotify-uapi.h
+tests_bench_mn_signal_LDFLAGS = $(static_link_flags)
+tests_robust_mn_storm_SOURCES = tests/robust/mn-storm.c tests/bench/mn-bench.c tests/bench/mn-bench.h
+tests_robust_mn_storm_CFLAGS = $(bench_cflags)
+tests_robust_mn_storm_LDFLAGS = $(static_link_flags) -pthread
+tests_robust_mn_oddinput_SOURCES = tests/robust/mn-oddinput.c
+tests_robust_mn_oddinput_LDFLAGS = $(static_link_flags)
+
+# The debug kernel (lockdep, atomic-sleep checks, KASAN): one busybox boot
+# with bad input, slab counts and a storm, and the Debian pressure scenario.
+VM_TESTS += tests/robust/debug-kernel.sh tests/robust/debug-pressure.sh
+tests/robust/debug-kernel.log: $(robust_programs:=$(EXEEXT)) \
+	tests/guest/mn-watch$(EXEEXT) tests/guest/mn-hog$(EXEEXT) tests/guest/mn-badinput$(EXEEXT)
+
+# Figures only, never a pass/fail on time; not part of `make check`.
+# bench-signal: events per workload and watcher (tests/bench/run-signal.sh).
+.PHONY: bench bench-signal
+bench: $(bench_programs:=$(EXEEXT))
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+		$(SHELL) $(top_srcdir)/tests/bench/run-bench.sh $(BENCH_ARGS)
+	$(MAKE) $(AM_MAKEFLAGS) bench-signal
+bench-signal: tests/bench/mn-signal$(EXEEXT)
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+		$(SHELL) $(top_srcdir)/tests/bench/run-signal.sh $(BENCH_SIGNAL_ARGS)
+
+EXTRA_DIST += tests/bench/init tests/bench/run-bench.sh tests/robust/init \
+	tests/bench/signal-init tests/bench/run-signal.sh \
+	tests/robust/debug-kernel.sh tests/robust/debug-pressure.sh docs/benchmarks.md
+

@@ -74,7 +74,6 @@ typedef struct
   gboolean has_levels;        /* the device reads levels (MEM_NOTIFY_SET_LEVEL) */
   gboolean has_records;       /* ... as records, with the bytes to get back */
   guint64 bytes_hint;         /* of the last event: reclaim_bytes, or 0 */
-  gboolean level_callback;    /* the callback is a MemnotifyLevelFunc */
   gboolean is_fifo;           /* test stand-in: reopened on writer hang-up */
   gint64 quiet_us;            /* PSI: PRESSURE_OVER after this long without trigger */
   char *path;                 /* file being watched */
@@ -175,15 +174,47 @@ reopen_fifo (MemnotifySource  *self,
   return TRUE;
 }
 
+/* A #MemnotifyLevelFunc set with memnotify_source_set_level_callback():
+ * the source's callback is level_callback_marker() with this as its data,
+ * so whichever callback was set last decides the signature; no flag can
+ * go stale when g_source_set_callback() replaces it. */
+typedef struct
+{
+  MemnotifyLevelFunc func;
+  gpointer user_data;
+  GDestroyNotify notify;
+} LevelCallback;
+
+static void
+level_callback_free (gpointer data)
+{
+  LevelCallback *lc = data;
+
+  if (lc->notify != NULL)
+    lc->notify (lc->user_data);
+  g_free (lc);
+}
+
+/* Never called: it marks the callback as a LevelCallback. */
+static gboolean
+level_callback_marker (gpointer data)
+{
+  g_assert_not_reached ();
+  return G_SOURCE_REMOVE;
+}
+
 static gboolean
 call (MemnotifySource *self,
       GSourceFunc      callback,
       MemnotifyEvent   event,
       gpointer         user_data)
 {
-  if (self->level_callback)
-    return ((MemnotifyLevelFunc) (void (*) (void)) callback) (event, self->level, self->bytes_hint,
-                                                                  user_data);
+  if (callback == level_callback_marker)
+    {
+      LevelCallback *lc = user_data;
+
+      return lc->func (event, self->level, self->bytes_hint, lc->user_data);
+    }
   return ((MemnotifyFunc) (void (*) (void)) callback) (event, user_data);
 }
 
@@ -700,7 +731,6 @@ memnotify_source_set_callback (GSource        *source,
   g_return_if_fail (IS_MEMNOTIFY_SOURCE (source));
   g_return_if_fail (func != NULL);
 
-  ((MemnotifySource *) source)->level_callback = FALSE;
   g_source_set_callback (source, G_SOURCE_FUNC (func), user_data, notify);
 }
 
@@ -820,9 +850,14 @@ memnotify_source_set_level_callback (GSource            *source,
                                      gpointer            user_data,
                                      GDestroyNotify      notify)
 {
+  LevelCallback *lc;
+
   g_return_if_fail (IS_MEMNOTIFY_SOURCE (source));
   g_return_if_fail (func != NULL);
 
-  ((MemnotifySource *) source)->level_callback = TRUE;
-  g_source_set_callback (source, (GSourceFunc) (void (*) (void)) func, user_data, notify);
+  lc = g_new (LevelCallback, 1);
+  lc->func = func;
+  lc->user_data = user_data;
+  lc->notify = notify;
+  g_source_set_callback (source, level_callback_marker, lc, level_callback_free);
 }

@@ -1131,6 +1131,38 @@ test_levels_fifo (Fixture       *fx,
   g_assert_cmpuint (fx->destroyed, ==, 2);
 }
 
+/* After memnotify_source_set_level_callback(), a plain
+ * g_source_set_callback() with a MemnotifyFunc (as the header recommends)
+ * replaces the level callback: the MemnotifyFunc gets its own user data,
+ * not the level in its place. */
+static void
+test_level_then_plain_callback (Fixture       *fx,
+                                gconstpointer  data G_GNUC_UNUSED)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSource) source = NULL;
+  int writer;
+
+  g_setenv ("MEMNOTIFY_DEVICE", fx->fifo, TRUE);
+  source = memnotify_source_new_full (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  memnotify_source_set_level_callback (source, record_level, fx, count_destroy);
+  g_source_set_callback (source, G_SOURCE_FUNC (record_event), fx, count_destroy);
+  g_assert_cmpuint (fx->destroyed, ==, 1);
+  g_source_attach (source, fx->context);
+
+  writer = open_writer (fx->fifo);
+  write_all (writer, "2\n");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  /* record_event() appended to fx->events: it was given fx */
+  g_assert_cmpuint (fx->events->len, ==, 1);
+  g_assert_cmpint (event_at (fx, 0), ==, MEMNOTIFY_EVENT_PRESSURE);
+  g_assert_no_errno (close (writer));
+  iterate_until_idle (fx->context);
+  g_source_destroy (source);
+  g_assert_cmpuint (fx->destroyed, ==, 2);
+}
+
 /* Sources made without a level keep 0.2's behaviour on a FIFO: '1' is
  * pressure at LOW, digits 2 and 3 are not read. */
 static void
@@ -1306,6 +1338,7 @@ main (int   argc,
   g_test_add_func ("/memnotify/error/runtime", test_runtime_error);
   ADD ("/memnotify/closure", test_closure);
   ADD ("/memnotify/set-callback-and-level", test_set_callback_and_level);
+  ADD ("/memnotify/levels/then-plain-callback", test_level_then_plain_callback);
   ADD ("/memnotify/levels/fifo", test_levels_fifo);
   ADD ("/memnotify/levels/old-api", test_levels_old_api);
   ADD ("/memnotify/levels/psi", test_levels_psi);

@@ -2,7 +2,10 @@
  * program links GIO only and calls g_memory_monitor_dup_default(). Each
  * case runs in a subprocess (the default monitor is a process-wide
  * singleton) with GIO_MODULE_DIR at the module in the build tree and
- * MEMNOTIFY_DEVICE at a FIFO standing in for /dev/mem_notify.
+ * MEMNOTIFY_DEVICE at a FIFO standing in for /dev/mem_notify. A module
+ * that drops an event fails the case within EVENT_TIMEOUT_S seconds, and
+ * a subprocess that hangs anyway is killed after SUBPROCESS_TIMEOUT_S
+ * seconds and fails: the test never hangs `make check`.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -15,6 +18,11 @@
 #include <unistd.h>
 
 #define MODULE_TYPE_NAME "MemnotifyMemoryMonitor"
+
+/* How long a written level may take to come back as a warning. */
+#define EVENT_TIMEOUT_S 10
+/* How long a subprocess may take in all. */
+#define SUBPROCESS_TIMEOUT_S 30
 
 static char *tmpdir;
 
@@ -42,7 +50,17 @@ write_all (int         fd,
   g_assert_cmpint (write (fd, data, strlen (data)), ==, (gssize) strlen (data));
 }
 
-/* Writes @data and iterates @context until @n warnings in all. */
+static gboolean
+on_deadline (gpointer user_data)
+{
+  gboolean *expired = user_data;
+
+  *expired = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Writes @data and iterates @context until @n warnings in all; fails if
+ * they have not come within EVENT_TIMEOUT_S seconds. */
 static void
 pressure (GMainContext *context,
           int           writer,
@@ -50,11 +68,21 @@ pressure (GMainContext *context,
           Received     *received,
           guint         n)
 {
+  g_autoptr(GSource) deadline = g_timeout_source_new_seconds (EVENT_TIMEOUT_S);
+  gboolean expired = FALSE;
+
+  g_source_set_callback (deadline, on_deadline, &expired, NULL);
+  g_source_attach (deadline, context);
   write_all (writer, data);
-  while (received->levels->len < n)
+  while (received->levels->len < n && !expired)
     g_main_context_iteration (context, TRUE);
+  g_source_destroy (deadline);
   while (g_main_context_iteration (context, FALSE))
     ;
+  if (received->levels->len != n)
+    g_printerr ("after writing \"%.1s\": %u warnings in all, expected %u%s\n",
+                data, received->levels->len, n,
+                expired ? " (none came within " G_STRINGIFY (EVENT_TIMEOUT_S) " s)" : "");
   g_assert_cmpuint (received->levels->len, ==, n);
 }
 
@@ -142,7 +170,8 @@ run (const char *subprocess,
   g_autofree char *path = g_build_filename (tmpdir, device, NULL);
 
   g_setenv ("MEMNOTIFY_DEVICE", path, TRUE);
-  g_test_trap_subprocess (subprocess, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_subprocess (subprocess, SUBPROCESS_TIMEOUT_S * G_USEC_PER_SEC,
+                          G_TEST_SUBPROCESS_INHERIT_STDERR);
   g_test_trap_assert_passed ();
   g_unsetenv ("MEMNOTIFY_DEVICE");
 }
@@ -164,7 +193,9 @@ static void
 test_help (void)
 {
   g_setenv ("GIO_USE_MEMORY_MONITOR", "help", TRUE);
-  g_test_trap_subprocess ("/gio-monitor/help/subprocess", 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_subprocess ("/gio-monitor/help/subprocess",
+                          SUBPROCESS_TIMEOUT_S * G_USEC_PER_SEC,
+                          G_TEST_SUBPROCESS_DEFAULT);
   g_unsetenv ("GIO_USE_MEMORY_MONITOR");
   g_test_trap_assert_passed ();
   g_test_trap_assert_stdout ("*GIO_USE_MEMORY_MONITOR*memnotify*");

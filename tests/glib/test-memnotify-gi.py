@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 # memnotify-glib from Python through GObject introspection; speaks TAP.
 # A FIFO stands in for the device. Run by tests/glib/python.sh.
+# The checks are check() calls, not assert statements: those vanish under
+# python3 -O (PYTHONOPTIMIZE). No wait is unbounded.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
+import errno
 import os
+import select
 import subprocess
 import sys
 import tempfile
+import time
 import warnings
 
 import gi
@@ -22,6 +27,33 @@ TESTS = []
 def test(func):
     TESTS.append(func)
     return func
+
+
+def check(condition, *context):
+    """Fails the test (AssertionError with @context) unless @condition."""
+    if not condition:
+        raise AssertionError(*context)
+
+
+def open_writer(path, timeout=10):
+    """Opens the FIFO @path for writing once a reader has it open, waiting
+    @timeout seconds at most (a blocking open waits for ever)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as error:
+            if error.errno != errno.ENXIO:
+                raise
+            check(time.monotonic() < deadline, f"no reader opened {path} within {timeout} s")
+            time.sleep(0.05)
+
+
+def read_line(stream, timeout=10):
+    """The next line of the pipe @stream, waiting @timeout seconds at most."""
+    ready, _, _ = select.select([stream], [], [], timeout)
+    check(ready, f"no line within {timeout} s")
+    return stream.readline()
 
 
 def iterate(context, until, limit=50):
@@ -59,10 +91,10 @@ def set_callback_passes_event_and_data(tmp):
     iterate(context, lambda: len(got) >= 2)
     os.close(fd)
     source.destroy()
-    assert len(got) == 2, got
-    assert got[0][0] == Memnotify.Event.PRESSURE, got
-    assert got[0][1] is data, got
-    assert got[1][0] == Memnotify.Event.PRESSURE_OVER, got
+    check(len(got) == 2, got)
+    check(got[0][0] == Memnotify.Event.PRESSURE, got)
+    check(got[0][1] is data, got)
+    check(got[1][0] == Memnotify.Event.PRESSURE_OVER, got)
 
 
 @test
@@ -79,7 +111,7 @@ def closure_callback(tmp):
     iterate(context, lambda: got)
     os.close(fd)
     source.destroy()
-    assert got and got[0] == Memnotify.Event.PRESSURE, got
+    check(got and got[0] == Memnotify.Event.PRESSURE, got)
 
 
 @test
@@ -92,13 +124,13 @@ def add_full_default_context(tmp):
         source_id = Memnotify.add(GLib.PRIORITY_HIGH, lambda ev, d: got.append((ev, d)) or True, "data")
     finally:
         del os.environ["MEMNOTIFY_DEVICE"]
-    assert source_id > 0
+    check(source_id > 0, source_id)
     fd = fifo.writer()
     os.write(fd, b"1\n")
     iterate(GLib.MainContext.default(), lambda: got)
     os.close(fd)
     GLib.source_remove(source_id)
-    assert got == [(Memnotify.Event.PRESSURE, "data")], got
+    check(got == [(Memnotify.Event.PRESSURE, "data")], got)
 
 
 @test
@@ -108,8 +140,8 @@ def errors_are_gerrors(tmp):
     try:
         Memnotify.source_new_for_path(path)
     except GLib.Error as error:
-        assert error.matches(gi.repository.Gio.io_error_quark(), gi.repository.Gio.IOErrorEnum.NOT_FOUND), error
-        assert path in error.message and "CONFIG_MEM_NOTIFY" not in error.message, error.message
+        check(error.matches(gi.repository.Gio.io_error_quark(), gi.repository.Gio.IOErrorEnum.NOT_FOUND), error)
+        check(path in error.message and "CONFIG_MEM_NOTIFY" not in error.message, error.message)
     else:
         raise AssertionError("no error")
 
@@ -122,15 +154,19 @@ def example_prints_events(tmp):
                            "memnotify-watch.py")
     proc = subprocess.Popen([sys.executable, example, "--device", fifo.path, "--count", "2"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    fd = os.open(fifo.path, os.O_WRONLY)        # blocks until the example opened it
-    os.write(fd, b"1\n")
-    first = proc.stdout.readline()
-    os.write(fd, b"0\n")
-    os.close(fd)
-    out, err = proc.communicate(timeout=20)
-    assert proc.returncode == 0, (proc.returncode, err)
-    assert first.endswith(" pressure low\n"), first
-    assert out.endswith(" pressure-over none\n"), out
+    try:
+        fd = open_writer(fifo.path)             # once the example opened it
+        os.write(fd, b"1\n")
+        first = read_line(proc.stdout)
+        os.write(fd, b"0\n")
+        os.close(fd)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+        proc.wait()
+    check(proc.returncode == 0, proc.returncode, err)
+    check(first.endswith(" pressure low\n"), first)
+    check(out.endswith(" pressure-over none\n"), out)
 
 
 def main():

@@ -1,6 +1,15 @@
 #!/bin/sh
 # Tests the memnotify-watch example; speaks TAP.
 # SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Usage: tests/glib/watch.sh (top_builddir: the build tree, default .)
+#
+# A FIFO stands in for the device. Nothing here waits without a bound: the
+# FIFO is opened read-write (open_fifo), the watcher runs under timeout(1)
+# and output is awaited for 10 s at most, so a watcher that never opens the
+# FIFO or never prints fails its point instead of hanging the test.
+#
+# Exit codes: 0 (the TAP says what failed; the driver counts it).
 set -u
 
 builddir=${top_builddir:-.}
@@ -23,6 +32,15 @@ echo "1..5"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$tmp/err" "$tmp/out" 2>/dev/null; }
+
+# open_fifo FIFO: opens FIFO on fd 3 for writing, without waiting for a
+# reader: read-write, which never blocks on Linux (write-only blocks until
+# the watcher opens it, forever if it never does). What is written waits
+# in the FIFO for the watcher. The open says nothing of the watcher: wait
+# for its output (wait_lines), emptied before it starts.
+open_fifo() {
+	exec 3<>"$1"
+}
 
 # Waits up to 10 s for FILE to have at least N lines.
 wait_lines() {
@@ -57,9 +75,10 @@ fi
 
 # 3: a FIFO standing in for the device: one timestamped line per event.
 mkfifo "$tmp/fifo"
+: >"$tmp/out"
 timeout 20 "$watch" --device "$tmp/fifo" --count 2 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-exec 3>"$tmp/fifo"          # blocks until the watcher opened the FIFO
+open_fifo "$tmp/fifo"
 printf '1\n' >&3
 wait_lines "$tmp/out" 1
 printf '0\n' >&3
@@ -81,7 +100,7 @@ mkfifo "$tmp/fifo"
 MEMNOTIFY_DEVICE="$tmp/none" MEMNOTIFY_PSI_PATH="$tmp/fifo" \
 	timeout 20 "$watch" --psi-fallback --count 1 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-exec 3>"$tmp/fifo"
+open_fifo "$tmp/fifo"
 printf 'x' >&3
 wait "$pid"
 rc=$?
@@ -98,9 +117,10 @@ fi
 # reported as an error, exit status 1, no GLib warning.
 rm -f "$tmp/fifo"
 mkfifo "$tmp/fifo"
+: >"$tmp/out"
 G_DEBUG=fatal-warnings timeout 20 "$watch" --device "$tmp/fifo" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-exec 3>"$tmp/fifo"
+open_fifo "$tmp/fifo"
 printf '1\n' >&3
 wait_lines "$tmp/out" 1
 rm -f "$tmp/fifo"

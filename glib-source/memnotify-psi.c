@@ -245,3 +245,106 @@ memnotify_psi_read_fifo (int             fd,
                             : (MemnotifyLevel) (MEMNOTIFY_LEVEL_LOW + (digit - '1'));
   return result;
 }
+
+/* ---------------------------------------------------------------------
+ * The baseline: a trigger is passed on only when its stall grew by its
+ * threshold since it was armed, or since its last event passed on.
+ *
+ * Linux 6.1's PSI seeds the window of an unprivileged trigger from the
+ * wrong total, so the trigger fires once right after it is armed with no
+ * stall at all. A real event needs the threshold within one window, and
+ * the kernel fires a trigger at most once a window, so the stall since
+ * the last event (or since arming) is at least the threshold.
+ * ------------------------------------------------------------------ */
+
+/* "some 70000 2000000" -> some, 70000 us. */
+gboolean
+memnotify_psi_parse_trigger (const char           *trigger,
+                             MemnotifyPsiBaseline *out)
+{
+  g_auto(GStrv) words = g_strsplit (trigger, " ", -1);
+  guint64 stall_us;
+
+  if (g_strv_length (words) != 3 ||
+      (g_strcmp0 (words[0], "some") != 0 && g_strcmp0 (words[0], "full") != 0) ||
+      !g_ascii_string_to_unsigned (words[1], 10, 1, G_MAXUINT64, &stall_us, NULL))
+    return FALSE;
+  out->full = g_str_equal (words[0], "full");
+  out->stall_us = stall_us;
+  out->last_total = 0;
+  out->armed = FALSE;
+  return TRUE;
+}
+
+/* The "total=" of the "some" and "full" lines of a pressure file's
+ * contents; FALSE unless both are there. */
+gboolean
+memnotify_psi_parse_totals (const char *contents,
+                            guint64    *out_some,
+                            guint64    *out_full)
+{
+  g_auto(GStrv) lines = g_strsplit (contents, "\n", -1);
+  gboolean have_some = FALSE, have_full = FALSE;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *total = strstr (lines[i], " total=");
+      guint64 value;
+
+      if (total == NULL ||
+          !g_ascii_string_to_unsigned (total + 7, 10, 0, G_MAXUINT64, &value, NULL))
+        continue;
+      if (g_str_has_prefix (lines[i], "some "))
+        {
+          *out_some = value;
+          have_some = TRUE;
+        }
+      else if (g_str_has_prefix (lines[i], "full "))
+        {
+          *out_full = value;
+          have_full = TRUE;
+        }
+    }
+  return have_some && have_full;
+}
+
+/* Reads the totals of the pressure file @path. */
+gboolean
+memnotify_psi_read_totals (const char *path,
+                           guint64    *out_some,
+                           guint64    *out_full)
+{
+  g_autofree char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return FALSE;
+  return memnotify_psi_parse_totals (contents, out_some, out_full);
+}
+
+/* Sets the baseline of @b from the totals read when it was armed. */
+void
+memnotify_psi_baseline_arm (MemnotifyPsiBaseline *b,
+                            guint64               some,
+                            guint64               full)
+{
+  b->last_total = b->full ? full : some;
+  b->armed = TRUE;
+}
+
+/* An event of @b's trigger with the totals now: TRUE (and a new
+ * baseline) if its stall grew by at least its threshold. A baseline that
+ * was never armed passes every event. */
+gboolean
+memnotify_psi_baseline_passes (MemnotifyPsiBaseline *b,
+                               guint64               some,
+                               guint64               full)
+{
+  guint64 now = b->full ? full : some;
+
+  if (!b->armed)
+    return TRUE;
+  if (now >= b->last_total && now - b->last_total < b->stall_us)
+    return FALSE;
+  b->last_total = now;
+  return TRUE;
+}

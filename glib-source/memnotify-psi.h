@@ -20,6 +20,34 @@ guint memnotify_psi_open      (const char * const *triggers,
                                char              **out_path,
                                gboolean           *out_is_fifo,
                                GError            **error);
+/* A trigger's threshold and the stall total it was last measured from. */
+typedef struct
+{
+  gboolean full;        /* a "full" trigger, else "some" */
+  gboolean armed;       /* last_total was read when it was armed */
+  guint64 stall_us;     /* the trigger's threshold */
+  guint64 last_total;   /* at arming, or at the last event passed on */
+} MemnotifyPsiBaseline;
+
+G_GNUC_INTERNAL
+gboolean memnotify_psi_parse_trigger   (const char           *trigger,
+                                        MemnotifyPsiBaseline *out);
+G_GNUC_INTERNAL
+gboolean memnotify_psi_parse_totals    (const char           *contents,
+                                        guint64              *out_some,
+                                        guint64              *out_full);
+G_GNUC_INTERNAL
+gboolean memnotify_psi_read_totals     (const char           *path,
+                                        guint64              *out_some,
+                                        guint64              *out_full);
+G_GNUC_INTERNAL
+void     memnotify_psi_baseline_arm    (MemnotifyPsiBaseline *b,
+                                        guint64               some,
+                                        guint64               full);
+G_GNUC_INTERNAL
+gboolean memnotify_psi_baseline_passes (MemnotifyPsiBaseline *b,
+                                        guint64               some,
+                                        guint64               full);
 G_GNUC_INTERNAL
 MemnotifyReadResult memnotify_psi_read_fifo (int             fd,
                                              MemnotifyLevel *out_level,

@@ -76,6 +76,7 @@ typedef struct
   guint64 bytes_hint;         /* of the last event: reclaim_bytes, or 0 */
   gboolean is_fifo;           /* test stand-in: reopened on writer hang-up */
   gint64 quiet_us;            /* PSI: PRESSURE_OVER after this long without trigger */
+  MemnotifyPsiBaseline baselines[MEMNOTIFY_PSI_MAX_TRIGGERS]; /* PSI: of pollfds[i] */
   char *path;                 /* file being watched */
   GError *error;              /* why the source failed, once it has */
 } MemnotifySource;
@@ -238,15 +239,35 @@ fail (MemnotifySource *self,
   return G_SOURCE_REMOVE;
 }
 
-/* A real PSI trigger: the highest level that fired, or NONE. */
+/* Real PSI triggers: the highest level that fired with its threshold of
+ * new stall since its baseline (memnotify-psi.c), or NONE. When the
+ * totals cannot be read, every trigger that fired counts. */
 static MemnotifyLevel
 psi_fired_level (MemnotifySource *self)
 {
   MemnotifyLevel level = MEMNOTIFY_LEVEL_NONE;
+  guint64 some = 0, full = 0;
+  gboolean have_totals = FALSE, read_totals = FALSE;
 
   for (guint i = 0; i < self->n_pollfds; i++)
-    if (self->pending_pri & (1u << i))
+    {
+      MemnotifyPsiBaseline *b = &self->baselines[i];
+
+      if (!(self->pending_pri & (1u << i)))
+        continue;
+      if (b->armed && !read_totals)
+        {
+          have_totals = memnotify_psi_read_totals (self->path, &some, &full);
+          read_totals = TRUE;
+        }
+      if (b->armed && have_totals && !memnotify_psi_baseline_passes (b, some, full))
+        {
+          g_debug ("PSI trigger %u on %s fired with less than %" G_GUINT64_FORMAT
+                   " us of new stall: ignored", i, self->path, b->stall_us);
+          continue;
+        }
       level = (MemnotifyLevel) (self->min_level + i);
+    }
   return level;
 }
 
@@ -502,6 +523,24 @@ memnotify_source_new_for_path (const char  *path,
   return source_new_from_fds (&fd, 1, g_strdup (path), MEMNOTIFY_BACKEND_DEVICE, is_fifo);
 }
 
+/* The totals right after the triggers were armed: each trigger's
+ * baseline. Without them (an unreadable file) every event counts. */
+static void
+arm_baselines (MemnotifySource    *self,
+               const char * const *triggers)
+{
+  guint64 some, full;
+
+  if (!memnotify_psi_read_totals (self->path, &some, &full))
+    {
+      g_debug ("cannot read the stall totals of %s: no baseline", self->path);
+      return;
+    }
+  for (guint i = 0; i < self->n_pollfds; i++)
+    if (memnotify_psi_parse_trigger (triggers[i], &self->baselines[i]))
+      memnotify_psi_baseline_arm (&self->baselines[i], some, full);
+}
+
 /* Without the device (@device_error: why), with
  * %MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK in @flags, watch the PSI triggers
  * of @first and each level above it, or %MEMNOTIFY_PSI_TRIGGER alone
@@ -551,6 +590,8 @@ psi_fallback (MemnotifyFlags   flags,
   g_debug ("using PSI fallback: %u trigger(s) from '%s' on %s",
            n_levels, triggers[0], psi_path);
   self = (MemnotifySource *) source_new_from_fds (fds, n_fds, psi_path, MEMNOTIFY_BACKEND_PSI, is_fifo);
+  if (!is_fifo)
+    arm_baselines (self, triggers);
   if (first != MEMNOTIFY_LEVEL_NONE)
     {
       self->min_level = first;

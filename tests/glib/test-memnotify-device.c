@@ -7,9 +7,11 @@
  */
 
 #include "memnotify-device.h"
+#include "memnotify-psi.h"
 #include "memnotify-uapi.h"
 
 #include <errno.h>
+#include <glib/gstdio.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -168,6 +170,77 @@ test_set_level_not_device (Fixture       *fx,
   g_assert_false (has_records);
 }
 
+/* What a cgroup's memory.pressure reads. */
+static const char pressure[] =
+  "some avg10=0.00 avg60=0.00 avg300=0.00 total=1000000\n"
+  "full avg10=0.00 avg60=0.00 avg300=0.00 total=400000\n";
+
+static void
+test_psi_parse (void)
+{
+  MemnotifyPsiBaseline b;
+  guint64 some = 0, full = 0;
+
+  g_assert_true (memnotify_psi_parse_totals (pressure, &some, &full));
+  g_assert_cmpuint (some, ==, 1000000);
+  g_assert_cmpuint (full, ==, 400000);
+  /* /proc/pressure/memory of a kernel without "full" totals, and junk */
+  g_assert_false (memnotify_psi_parse_totals ("some avg10=0.00 total=5\n", &some, &full));
+  g_assert_false (memnotify_psi_parse_totals ("", &some, &full));
+
+  g_assert_true (memnotify_psi_parse_trigger ("some 70000 2000000", &b));
+  g_assert_false (b.full);
+  g_assert_cmpuint (b.stall_us, ==, 70000);
+  g_assert_false (b.armed);
+  g_assert_true (memnotify_psi_parse_trigger ("full 100000 2000000", &b));
+  g_assert_true (b.full);
+  g_assert_cmpuint (b.stall_us, ==, 100000);
+  g_assert_false (memnotify_psi_parse_trigger ("some 70000", &b));
+  g_assert_false (memnotify_psi_parse_trigger ("most 1 2", &b));
+  g_assert_false (memnotify_psi_parse_trigger ("some x 2000000", &b));
+}
+
+/* The false event right after arming (no new stall) is dropped; an
+ * event with the threshold of new stall passes and moves the baseline. */
+static void
+test_psi_baseline (void)
+{
+  MemnotifyPsiBaseline some, full;
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+  guint64 s = 0, f = 0;
+  int fd;
+
+  g_assert_true (memnotify_psi_parse_trigger ("some 70000 2000000", &some));
+  g_assert_true (memnotify_psi_parse_trigger ("full 100000 2000000", &full));
+
+  /* never armed: every event passes */
+  g_assert_true (memnotify_psi_baseline_passes (&some, 0, 0));
+
+  fd = g_file_open_tmp ("memnotify-pressure-XXXXXX", &path, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (path, pressure, -1, NULL));
+  close (fd);
+  g_assert_true (memnotify_psi_read_totals (path, &s, &f));
+  memnotify_psi_baseline_arm (&some, s, f);
+  memnotify_psi_baseline_arm (&full, s, f);
+  g_assert_no_errno (g_unlink (path));
+  g_assert_false (memnotify_psi_read_totals (path, &s, &f));
+
+  /* the event at arming time: no new stall */
+  g_assert_false (memnotify_psi_baseline_passes (&some, 1000000, 400000));
+  g_assert_false (memnotify_psi_baseline_passes (&full, 1000000, 400000));
+  /* one microsecond short of the threshold */
+  g_assert_false (memnotify_psi_baseline_passes (&some, 1069999, 400000));
+  /* "some" grew, "full" did not: only the some trigger passes */
+  g_assert_true (memnotify_psi_baseline_passes (&some, 1070000, 400000));
+  g_assert_false (memnotify_psi_baseline_passes (&full, 1070000, 400000));
+  /* the baseline moved to 1070000 */
+  g_assert_false (memnotify_psi_baseline_passes (&some, 1100000, 400000));
+  g_assert_true (memnotify_psi_baseline_passes (&some, 1140000, 400000));
+  g_assert_true (memnotify_psi_baseline_passes (&full, 1140000, 500000));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -181,5 +254,7 @@ main (int   argc,
   ADD ("/memnotify-device/record/eof-and-error", test_record_eof_and_error);
   ADD ("/memnotify-device/set-level/not-a-device", test_set_level_not_device);
 #undef ADD
+  g_test_add_func ("/memnotify-psi/parse", test_psi_parse);
+  g_test_add_func ("/memnotify-psi/baseline", test_psi_baseline);
   return g_test_run ();
 }

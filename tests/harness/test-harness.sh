@@ -32,6 +32,8 @@ srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-$srcdir}
 . "$srcdir/tests/vm/lib.sh"
 here=$srcdir/tests/harness
+# mkfs.ext4 and debugfs (e2fsprogs) are in /usr/sbin, not in a user's PATH
+PATH=$PATH:/usr/sbin:/sbin
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/memnotify-harness.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

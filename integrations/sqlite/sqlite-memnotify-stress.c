@@ -8,6 +8,7 @@
  * Usage: sqlite-memnotify-stress [-s] [-t THREADS] [-d SECONDS] DIR
  *        sqlite-memnotify-stress -n [-t THREADS] [-d SECONDS] DIR
  *        sqlite-memnotify-stress -o N [-n] DIR
+ *        sqlite-memnotify-stress -k N DIR
  *        sqlite-memnotify-stress -f N DIR
  *        sqlite-memnotify-stress -x COMMAND DIR
  *
@@ -36,6 +37,11 @@
  * keeps them, then closes them in the order they were opened; prints
  * "open_many=N open_s=S close_s=S", then waits 1.5 s (so that an event
  * logs the debug counters after the closes).
+ *
+ * -k N: opens N connections (SQLITE_OPEN_FULLMUTEX: all are registered) to
+ * DIR/stress-0.db and reads a row on each; prints "holding=N open_s=S",
+ * then keeps them all open until end of file on stdin (the test sends
+ * events meanwhile), closes them and prints "closed=N close_s=S".
  *
  * -f N: fork() N times while the watcher releases the caches of 4
  * connections (a thread keeps refilling them; fork() never happens while
@@ -278,6 +284,43 @@ static int open_many(int n, int flags)
 	return failed;
 }
 
+/* --- -k N: hold many connections open across events ---------------------- */
+static int hold_many(int n)
+{
+	sqlite3 **dbs = calloc(n, sizeof(*dbs));
+	char buf[256];
+	double t0, t1;
+	int i, opened = 0;
+
+	if (!dbs)
+		return 1;
+	t0 = now_s();
+	for (i = 0; i < n && !failed; i++) {
+		if (sqlite3_open_v2(dbpath[0], &dbs[i], SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX,
+				    NULL) != SQLITE_OK) {
+			fail(dbs[i], "open");
+			sqlite3_close(dbs[i]);
+			break;
+		}
+		opened++;
+		if (sqlite3_exec(dbs[i], "SELECT id FROM t LIMIT 1", NULL, NULL, NULL) != SQLITE_OK)
+			fail(dbs[i], "read");
+	}
+	t1 = now_s();
+	if (!failed) {
+		printf("holding=%d open_s=%.3f\n", opened, t1 - t0);
+		while (fread(buf, 1, sizeof(buf), stdin) > 0)
+			;
+	}
+	t0 = now_s();
+	for (i = 0; i < opened; i++)
+		sqlite3_close(dbs[i]);
+	t1 = now_s();
+	free(dbs);
+	printf("closed=%d close_s=%.3f\n", opened, t1 - t0);
+	return failed;
+}
+
 /* --- -f N: fork while the watcher works ----------------------------------- */
 #define FORK_CONNS 4
 static sqlite3 *fork_dbs[FORK_CONNS];
@@ -388,6 +431,7 @@ static void usage(void)
 	fprintf(stderr, "usage: sqlite-memnotify-stress [-s] [-t THREADS] [-d SECONDS] DIR\n"
 		"       sqlite-memnotify-stress -n [-t THREADS] [-d SECONDS] DIR\n"
 		"       sqlite-memnotify-stress -o N [-n] DIR\n"
+		"       sqlite-memnotify-stress -k N DIR\n"
 		"       sqlite-memnotify-stress -f N DIR\n"
 		"       sqlite-memnotify-stress -x COMMAND DIR\n");
 	exit(2);
@@ -396,24 +440,26 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	int nthreads = 8, seconds = 5, opt, i, nomutex = 0, nopen = 0, nfork = 0;
+	int nhold = 0;
 	const char *command = NULL;
 	void *(*fn)(void *) = worker;
 	pthread_t *tids;
 
-	while ((opt = getopt(argc, argv, "st:d:no:f:x:")) != -1) {
+	while ((opt = getopt(argc, argv, "st:d:no:k:f:x:")) != -1) {
 		switch (opt) {
 		case 's': sqlite3_enable_shared_cache(1); break;
 		case 't': nthreads = atoi(optarg); break;
 		case 'd': seconds = atoi(optarg); break;
 		case 'n': nomutex = 1; break;
 		case 'o': nopen = atoi(optarg); break;
+		case 'k': nhold = atoi(optarg); break;
 		case 'f': nfork = atoi(optarg); break;
 		case 'x': command = optarg; break;
 		default: usage();
 		}
 	}
 	if (optind != argc - 1 || nthreads < 1 || nthreads > 256 || seconds < 1 ||
-	    nopen < 0 || nfork < 0)
+	    nopen < 0 || nhold < 0 || nfork < 0)
 		usage();
 	for (i = 0; i < 2; i++) {
 		snprintf(dbpath[i], sizeof(dbpath[i]), "%s/stress-%d.db", argv[optind], i);
@@ -423,6 +469,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (nopen)
 		return open_many(nopen, nomutex ? SQLITE_OPEN_NOMUTEX : 0);
+	if (nhold)
+		return hold_many(nhold);
 	if (nfork)
 		return fork_many(nfork);
 	if (command) {

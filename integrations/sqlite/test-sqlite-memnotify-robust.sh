@@ -7,6 +7,8 @@
 #   - an event walks the registry once (registry entries looked at, from
 #     SQLITE_MEMNOTIFY_LOG=2's debug counters), removal is O(1);
 #     open/close times are printed as figures, not checked;
+#   - with 5,000 connections held open across 5 events, each event walks
+#     the registry exactly once: 5,000 entries, all released, 25,000 in all;
 #   - SQLITE_MEMNOTIFY_LOG=1 logs in the process that set it, not in its
 #     children;
 #   - fork() while the watcher releases caches: the child's inherited
@@ -35,7 +37,7 @@ trap 'rm -rf "$tmp"' EXIT
 sqlite_lib
 TAP_TAIL=15
 
-echo "1..6"
+echo "1..7"
 sqlite_lib_ok
 
 fifo=$tmp/mem_notify
@@ -134,4 +136,56 @@ if [ "$st" -eq 0 ] && [ "$line" = "fork_children=100 hung=0 device_fds=0 no_watc
 	ok "fork during events: 100 children closed their inherited connections, own watcher, no inherited descriptor"
 else
 	not_ok "fork during events: ${line:-no result} (exit status $st)" "$tmp/fork.out" "$tmp/fork.err"
+fi
+
+# --- 7: one walk per event, over every held connection ----------------------
+# Hold R connections open (-k: opened, a row read on each, then kept until
+# end of file on stdin) and send E events, one at a time: each waits for
+# the debug line of the one before, so that no two are read as one. Every
+# event must walk the registry exactly once - registered=R walked=R
+# passes=1 - and release all R connections; E x R entries looked at in
+# all. (A walk that restarts from the head after each connection looks at
+# R(R+1)/2 per event.)
+R=5000 E=5
+mkdir -p "$tmp/hold"
+mkfifo "$tmp/hold.in"
+exec 3<>"$fifo"
+env LD_LIBRARY_PATH="$lib" SQLITE_MEMNOTIFY=1 SQLITE_MEMNOTIFY_DEVICE="$fifo" SQLITE_MEMNOTIFY_LOG=2 \
+	timeout 300 "$stress" -k $R "$tmp/hold" <"$tmp/hold.in" >"$tmp/hold.out" 2>"$tmp/hold.err" 3>&- &
+pid=$!
+exec 4>"$tmp/hold.in"
+# wait_for PATTERN COUNT SECONDS: until $tmp/hold.* has COUNT lines
+# matching PATTERN, the stress program exits or SECONDS pass.
+wait_for() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		[ "$(cat "$tmp/hold.out" "$tmp/hold.err" | grep -c "$1")" -ge "$2" ] && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+if wait_for '^holding=' 1 120; then
+	for ((k = 1; k <= E; k++)); do
+		printf '1\n' >&3
+		wait_for '^sqlite3-memnotify: debug: ' $k 60 || break
+	done
+fi
+exec 4>&-
+wait "$pid"
+st=$?
+exec 3>&-
+echo "# figure: $(grep '^holding=' "$tmp/hold.out") $(grep '^closed=' "$tmp/hold.out")"
+walks=$(awk -v R=$R '/^sqlite3-memnotify: debug: /{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		n++; sum += v["walked"]
+		if (v["registered"] != R || v["walked"] != R || v["passes"] != 1) bad = bad " [" $3 " " $4 " " $5 " " $6 "]"
+	} END { printf "walks=%d walked=%d%s\n", n, sum, bad }' "$tmp/hold.err")
+released=$(grep -c "^sqlite3-memnotify: released [0-9]* bytes from $R connections\$" "$tmp/hold.err")
+if [ "$st" -eq 0 ] && grep -qx "holding=$R .*" "$tmp/hold.out" &&
+	[ "$walks" = "walks=$E walked=$((E * R))" ] && [ "$released" -eq "$E" ]; then
+	ok "$E events, $R connections held open: $E walks of $R entries ($((E * R)) in all), each released all $R"
+else
+	not_ok "$E events, $R connections held open: $walks (want walks=$E walked=$((E * R)), each registered=walked=$R passes=1), $released of $E released all $R (exit status $st)" \
+		"$tmp/hold.out" "$tmp/hold.err"
 fi

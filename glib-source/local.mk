@@ -9,9 +9,12 @@ MEMNOTIFY_GLIB_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/glib-source \
 MEMNOTIFY_GLIB_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 
 lib_LTLIBRARIES += glib-source/libmemnotify-glib.la
-# One job per file: the GSource, the device, the PSI triggers, the enums.
+# One job per file: the GSource and its dispatch, one file per backend
+# (device, PSI), the device and PSI files, memnotify_add(), the enums.
 memnotify_glib_sources = \
 	glib-source/memnotify-source.c glib-source/memnotify-glib.h \
+	glib-source/memnotify-source-private.h \
+	glib-source/memnotify-source-device.c glib-source/memnotify-source-psi.c \
 	glib-source/memnotify-add.c \
 	glib-source/memnotify-device.c glib-source/memnotify-device.h \
 	glib-source/memnotify-uapi.h \
@@ -123,7 +126,9 @@ check_PROGRAMS += tests/glib/test-memnotify-source
 tests_glib_test_memnotify_source_SOURCES = tests/glib/test-memnotify-source.c
 tests_glib_test_memnotify_source_CPPFLAGS = $(MEMNOTIFY_GLIB_CPPFLAGS)
 tests_glib_test_memnotify_source_CFLAGS = $(MEMNOTIFY_GLIB_CFLAGS)
-tests_glib_test_memnotify_source_LDADD = glib-source/libmemnotify-glib.la $(GLIB_LIBS)
+# (the convenience library: the test uses the private construct-time
+# options of memnotify-source-private.h)
+tests_glib_test_memnotify_source_LDADD = glib-source/libmemnotify-glib-core.la $(GLIB_LIBS)
 tests_glib_test_memnotify_source_LDFLAGS = -no-install
 
 # The internal device code (records), linked from the convenience library.

@@ -29,6 +29,8 @@ attach_default (GSource        *source, /* (transfer full) (nullable) */
 
 /**
  * memnotify_add_full: (rename-to memnotify_add)
+ * @min_level: the lowest level to hear of, as for memnotify_source_new()
+ * @flags: #MemnotifyFlags
  * @priority: priority of the source, e.g. %G_PRIORITY_DEFAULT
  * @func: (scope notified) (closure user_data) (destroy notify): function
  *   to call on memory pressure events
@@ -44,10 +46,12 @@ attach_default (GSource        *source, /* (transfer full) (nullable) */
  *
  * Returns: the source ID (> 0), or 0 on error
  *
- * Since: 0.1
+ * Since: 1.0
  */
 guint
-memnotify_add_full (gint             priority,
+memnotify_add_full (MemnotifyLevel   min_level,
+                    MemnotifyFlags   flags,
+                    gint             priority,
                     MemnotifyFunc    func,
                     gpointer         user_data,
                     GDestroyNotify   notify,
@@ -58,92 +62,33 @@ memnotify_add_full (gint             priority,
   g_return_val_if_fail (func != NULL, 0);
   g_return_val_if_fail (error == NULL || *error == NULL, 0);
 
-  source = memnotify_source_new (error);
+  source = memnotify_source_new (min_level, flags, error);
   if (source != NULL)
-    g_source_set_callback (source, G_SOURCE_FUNC (func), user_data, notify);
+    memnotify_source_set_callback (source, func, user_data, notify);
   return attach_default (source, priority, user_data, notify);
 }
 
 /**
  * memnotify_add: (skip)
+ * @min_level: the lowest level to hear of, as for memnotify_source_new()
  * @func: function to call on memory pressure events
  * @user_data: data to pass to @func
  * @error: return location for a #GError, or %NULL
  *
- * Same as memnotify_add_full() with %G_PRIORITY_DEFAULT and no destroy
- * notify.
+ * Creates a source with memnotify_source_new() (the device, or PSI where
+ * there is no device) and attaches it to the global default main
+ * context at the default priority.
  *
  * Returns: the source ID (> 0), or 0 on error
  *
- * Since: 0.1
+ * Since: 1.0
  */
 guint
-memnotify_add (MemnotifyFunc   func,
-               gpointer        user_data,
-               GError        **error)
+memnotify_add (MemnotifyLevel   min_level,
+               MemnotifyFunc    func,
+               gpointer         user_data,
+               GError         **error)
 {
-  return memnotify_add_full (G_PRIORITY_DEFAULT, func, user_data, NULL, error);
-}
-
-/**
- * memnotify_add_level_full: (rename-to memnotify_add_level)
- * @min_level: the lowest level to hear of (see memnotify_source_new_full())
- * @priority: priority of the source, e.g. %G_PRIORITY_DEFAULT
- * @func: (scope notified) (closure user_data) (destroy notify): function
- *   to call on memory pressure events, with their level
- * @user_data: data to pass to @func
- * @notify: (nullable): called on @user_data when the source is removed
- * @error: return location for a #GError, or %NULL
- *
- * Creates a source with memnotify_source_new_full() (no flags), sets
- * @func as its #MemnotifyLevelFunc and attaches it to the global default
- * main context.
- *
- * Ownership of @user_data is always transferred: if the source cannot be
- * created, @notify is called on @user_data before returning 0.
- *
- * Returns: the source ID (> 0), or 0 on error
- *
- * Since: 0.3
- */
-guint
-memnotify_add_level_full (MemnotifyLevel       min_level,
-                          gint                 priority,
-                          MemnotifyLevelFunc   func,
-                          gpointer             user_data,
-                          GDestroyNotify       notify,
-                          GError             **error)
-{
-  GSource *source;
-
-  g_return_val_if_fail (func != NULL, 0);
-  g_return_val_if_fail (error == NULL || *error == NULL, 0);
-
-  source = memnotify_source_new_full (min_level, MEMNOTIFY_FLAGS_NONE, error);
-  if (source != NULL)
-    memnotify_source_set_level_callback (source, func, user_data, notify);
-  return attach_default (source, priority, user_data, notify);
-}
-
-/**
- * memnotify_add_level: (skip)
- * @min_level: the lowest level to hear of
- * @func: function to call on memory pressure events, with their level
- * @user_data: data to pass to @func
- * @error: return location for a #GError, or %NULL
- *
- * Same as memnotify_add_level_full() with %G_PRIORITY_DEFAULT and no
- * destroy notify.
- *
- * Returns: the source ID (> 0), or 0 on error
- *
- * Since: 0.3
- */
-guint
-memnotify_add_level (MemnotifyLevel       min_level,
-                     MemnotifyLevelFunc   func,
-                     gpointer             user_data,
-                     GError             **error)
-{
-  return memnotify_add_level_full (min_level, G_PRIORITY_DEFAULT, func, user_data, NULL, error);
+  return memnotify_add_full (min_level, MEMNOTIFY_FLAGS_NONE, G_PRIORITY_DEFAULT, func,
+                             user_data, NULL, error);
 }

@@ -32,7 +32,7 @@ memnotify_device_default_path (GError **error)
     return MEMNOTIFY_DEFAULT_DEVICE;
   if (*device == '\0')
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+      g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NOT_DEVICE,
                    "MEMNOTIFY_DEVICE is set but empty: unset it to use %s, "
                    "or set it to the device's path",
                    MEMNOTIFY_DEFAULT_DEVICE);
@@ -85,7 +85,7 @@ set_not_a_device_error (GError            **error,
 {
   g_autofree char *what = describe_file_type (st);
 
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+  g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NOT_DEVICE,
                "%s is not a mem_notify device: expected character device %u:%u "
                "(or a FIFO standing in for it), found %s",
                path, MEMNOTIFY_DEVICE_MAJOR, MEMNOTIFY_DEVICE_MINOR, what);
@@ -99,17 +99,17 @@ set_not_found_error (GError     **error,
                      const char  *path)
 {
   if (g_strcmp0 (path, MEMNOTIFY_DEFAULT_DEVICE) != 0)
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+    g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE,
                  "%s does not exist (check MEMNOTIFY_DEVICE or the path given; "
                  "the device is %s)", path, MEMNOTIFY_DEFAULT_DEVICE);
   else if (g_file_test (SYSFS_DEVICE, G_FILE_TEST_EXISTS))
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+    g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE,
                  "%s does not exist, although the running kernel provides "
                  "mem_notify (CONFIG_MEM_NOTIFY): create the node with "
                  "'mknod -m 0444 %s c %u %u'",
                  path, path, MEMNOTIFY_DEVICE_MAJOR, MEMNOTIFY_DEVICE_MINOR);
   else
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+    g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE,
                  "%s does not exist: the running kernel lacks mem_notify "
                  "(CONFIG_MEM_NOTIFY is not enabled)", path);
 }
@@ -127,19 +127,19 @@ set_open_error (GError     **error,
 
     case ENXIO:
     case ENODEV:
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+      g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE,
                    "%s has no driver: the running kernel lacks mem_notify "
                    "(CONFIG_MEM_NOTIFY is not enabled)", path);
       break;
 
     case EACCES:
     case EPERM:
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+      g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_PERMISSION,
                    "Permission denied opening %s for reading", path);
       break;
 
     default:
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+      g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_FAILED,
                    "Cannot open %s: %s", path, g_strerror (errsv));
       break;
     }
@@ -158,7 +158,7 @@ memnotify_device_open (const char  *path,
 
   if (*path == '\0')
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+      g_set_error_literal (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NOT_DEVICE,
                            "The mem_notify device path is empty");
       return -1;
     }
@@ -210,12 +210,12 @@ memnotify_device_reopen_fifo (const char  *path,
     {
       close (fd);
       fd = -1;
-      g_set_error (&local_error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+      g_set_error (&local_error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_FAILED,
                    "%s is no longer a FIFO", path);
     }
   if (fd < 0)
     {
-      g_set_error (error, local_error->domain, local_error->code,
+      g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_FAILED,
                    "Cannot reopen FIFO %s after its writer closed it: %s",
                    path, local_error->message);
       return -1;
@@ -345,7 +345,7 @@ memnotify_device_set_level (int              fd,
       g_debug ("%s has no levels (MEM_NOTIFY_SET_LEVEL: ENOTTY)", path);
       return TRUE;
     }
-  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
+  g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_FAILED,
                "Cannot set the level of %s to %s: %s", path,
                memnotify_level_to_string (level), g_strerror (errno));
   return FALSE;

@@ -10,6 +10,11 @@
 
 G_BEGIN_DECLS
 
+/* The device: /dev/mem_notify, character device 1:13. */
+#define MEMNOTIFY_DEFAULT_DEVICE "/dev/mem_notify"
+#define MEMNOTIFY_DEVICE_MAJOR 1
+#define MEMNOTIFY_DEVICE_MINOR 13
+
 typedef enum
 {
   MEMNOTIFY_READ_NOTHING,   /* EAGAIN or no status digit: spurious wake-up */

@@ -12,7 +12,7 @@
  *
  * Returns: the #GType of #MemnotifyEvent
  *
- * Since: 0.2
+ * Since: 1.0
  */
 G_DEFINE_ENUM_TYPE (MemnotifyEvent, memnotify_event,
   G_DEFINE_ENUM_VALUE (MEMNOTIFY_EVENT_PRESSURE, "pressure"),
@@ -24,7 +24,7 @@ G_DEFINE_ENUM_TYPE (MemnotifyEvent, memnotify_event,
  *
  * Returns: the #GType of #MemnotifyLevel
  *
- * Since: 0.2
+ * Since: 1.0
  */
 G_DEFINE_ENUM_TYPE (MemnotifyLevel, memnotify_level,
   G_DEFINE_ENUM_VALUE (MEMNOTIFY_LEVEL_NONE, "none"),
@@ -37,7 +37,7 @@ G_DEFINE_ENUM_TYPE (MemnotifyLevel, memnotify_level,
  *
  * Returns: the #GType of #MemnotifyBackend
  *
- * Since: 0.2
+ * Since: 1.0
  */
 G_DEFINE_ENUM_TYPE (MemnotifyBackend, memnotify_backend,
   G_DEFINE_ENUM_VALUE (MEMNOTIFY_BACKEND_DEVICE, "device"),
@@ -48,12 +48,26 @@ G_DEFINE_ENUM_TYPE (MemnotifyBackend, memnotify_backend,
  *
  * Returns: the #GType of #MemnotifyFlags
  *
- * Since: 0.2
+ * Since: 1.0
  */
 G_DEFINE_FLAGS_TYPE (MemnotifyFlags, memnotify_flags,
   G_DEFINE_ENUM_VALUE (MEMNOTIFY_FLAGS_NONE, "none"),
-  G_DEFINE_ENUM_VALUE (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, "allow-psi-fallback"),
-  G_DEFINE_ENUM_VALUE (MEMNOTIFY_FLAGS_PSI_LEVELS, "psi-levels"))
+  G_DEFINE_ENUM_VALUE (MEMNOTIFY_FLAGS_NO_PSI, "no-psi"))
+
+G_DEFINE_ENUM_TYPE (MemnotifyError, memnotify_error,
+  G_DEFINE_ENUM_VALUE (MEMNOTIFY_ERROR_NO_DEVICE, "no-device"),
+  G_DEFINE_ENUM_VALUE (MEMNOTIFY_ERROR_PERMISSION, "permission"),
+  G_DEFINE_ENUM_VALUE (MEMNOTIFY_ERROR_NOT_DEVICE, "not-device"),
+  G_DEFINE_ENUM_VALUE (MEMNOTIFY_ERROR_FAILED, "failed"))
+
+/**
+ * memnotify_error_quark:
+ *
+ * Returns: the quark of the %MEMNOTIFY_ERROR domain
+ *
+ * Since: 1.0
+ */
+G_DEFINE_QUARK (memnotify-error-quark, memnotify_error)
 
 /**
  * memnotify_event_to_string:
@@ -62,7 +76,7 @@ G_DEFINE_FLAGS_TYPE (MemnotifyFlags, memnotify_flags,
  * Returns: (transfer none): "pressure", "pressure-over", "error" or
  *   "unknown"
  *
- * Since: 0.1
+ * Since: 1.0
  */
 const char *
 memnotify_event_to_string (MemnotifyEvent event)
@@ -86,7 +100,7 @@ memnotify_event_to_string (MemnotifyEvent event)
  *
  * Returns: (transfer none): "device", "psi" or "unknown"
  *
- * Since: 0.1
+ * Since: 1.0
  */
 const char *
 memnotify_backend_to_string (MemnotifyBackend backend)
@@ -109,7 +123,7 @@ memnotify_backend_to_string (MemnotifyBackend backend)
  * Returns: (transfer none): "none", "low", "medium", "critical" or
  *   "unknown"
  *
- * Since: 0.2
+ * Since: 1.0
  */
 const char *
 memnotify_level_to_string (MemnotifyLevel level)

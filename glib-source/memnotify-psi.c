@@ -101,7 +101,9 @@ open_or_set_error (const char  *path,
   if (fd < 0)
     {
       int errsv = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+      g_set_error (error, MEMNOTIFY_ERROR,
+                   errsv == EACCES || errsv == EPERM ? MEMNOTIFY_ERROR_PERMISSION
+                                                     : MEMNOTIFY_ERROR_NO_DEVICE,
                    "Cannot open %s: %s", path, g_strerror (errsv));
     }
   return fd;
@@ -130,7 +132,9 @@ open_trigger (const char  *path,
   if (n != (ssize_t) size)
     {
       int errsv = n < 0 ? errno : EIO;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+      g_set_error (error, MEMNOTIFY_ERROR,
+                   errsv == EACCES || errsv == EPERM ? MEMNOTIFY_ERROR_PERMISSION
+                                                     : MEMNOTIFY_ERROR_NO_DEVICE,
                    "Cannot write PSI trigger '%s' to %s: %s",
                    trigger, path, g_strerror (errsv));
       close (fd);
@@ -224,7 +228,7 @@ memnotify_psi_open (const char * const  *triggers,
                               local_error->message);
     }
 
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+  g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE,
                "no usable PSI memory trigger (%s)", failures->str);
   return 0;
 }

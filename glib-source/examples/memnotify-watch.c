@@ -2,10 +2,13 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- *   memnotify-watch [--psi-fallback] [--device=PATH] [--count=N]
+ *   memnotify-watch [--level=LEVEL] [--no-psi] [--device=PATH] [--count=N]
+ *
+ * Prints "TIME EVENT level=LEVEL bytes_hint=N" for each event.
  *
  * Exit status: 0 after --count events or SIGINT/SIGTERM, 1 if the
- * source cannot be created (e.g. the kernel lacks mem_notify) or fails.
+ * source cannot be created (no device and no PSI, no permission...) or
+ * fails, 2 on bad usage.
  */
 
 #include <memnotify-glib.h>
@@ -24,6 +27,8 @@ typedef struct
 
 static gboolean
 on_event (MemnotifyEvent event,
+          MemnotifyLevel level,
+          guint64        bytes_hint,
           gpointer       user_data)
 {
   Watch *watch = user_data;
@@ -42,7 +47,8 @@ on_event (MemnotifyEvent event,
 
   now = g_date_time_new_now_local ();
   stamp = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S.%f%:z");
-  printf ("%s %s\n", stamp, memnotify_event_to_string (event));
+  printf ("%s %s level=%s bytes_hint=%" G_GUINT64_FORMAT "\n", stamp,
+          memnotify_event_to_string (event), memnotify_level_to_string (level), bytes_hint);
   fflush (stdout);
 
   if (watch->remaining > 0 && --watch->remaining == 0)
@@ -75,18 +81,36 @@ on_signal (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* "low", "medium" or "critical" */
+static gboolean
+parse_level (const char     *name,
+             MemnotifyLevel *out_level)
+{
+  for (MemnotifyLevel l = MEMNOTIFY_LEVEL_LOW; l <= MEMNOTIFY_LEVEL_CRITICAL; l++)
+    if (g_strcmp0 (name, memnotify_level_to_string (l)) == 0)
+      {
+        *out_level = l;
+        return TRUE;
+      }
+  return FALSE;
+}
+
 int
 main (int   argc,
       char *argv[])
 {
-  gboolean psi_fallback = FALSE;
+  gboolean no_psi = FALSE;
   g_autofree char *device = NULL;
+  g_autofree char *level_name = NULL;
+  MemnotifyLevel level = MEMNOTIFY_LEVEL_LOW;
   gint count = 0;
   const GOptionEntry entries[] = {
-    { "psi-fallback", 'p', 0, G_OPTION_ARG_NONE, &psi_fallback,
-      "Watch a PSI memory trigger if /dev/mem_notify does not exist", NULL },
+    { "level", 'l', 0, G_OPTION_ARG_STRING, &level_name,
+      "Hear of LEVEL and above: low (the default), medium or critical", "LEVEL" },
+    { "no-psi", 'n', 0, G_OPTION_ARG_NONE, &no_psi,
+      "Watch the device only, not PSI where there is no device", NULL },
     { "device", 'd', 0, G_OPTION_ARG_FILENAME, &device,
-      "Watch PATH instead of /dev/mem_notify (or $MEMNOTIFY_DEVICE)", "PATH" },
+      "Watch PATH instead of /dev/mem_notify (sets $MEMNOTIFY_DEVICE)", "PATH" },
     { "count", 'c', 0, G_OPTION_ARG_INT, &count,
       "Exit after N events", "N" },
     G_OPTION_ENTRY_NULL
@@ -100,8 +124,8 @@ main (int   argc,
 
   context = g_option_context_new ("- print memory pressure notifications");
   g_option_context_set_summary (context,
-      "Prints a timestamped line for each event of /dev/mem_notify:\n"
-      "“pressure” or “pressure-over”.");
+      "Prints a timestamped line for each memory pressure event:\n"
+      "“pressure” or “pressure-over”, the level and the kernel's hint.");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
@@ -113,25 +137,26 @@ main (int   argc,
       fprintf (stderr, "memnotify-watch: --count must not be negative\n");
       return 2;
     }
-
+  if (level_name != NULL && !parse_level (level_name, &level))
+    {
+      fprintf (stderr, "memnotify-watch: --level must be low, medium or critical\n");
+      return 2;
+    }
   if (device != NULL)
-    source = memnotify_source_new_for_path (device, &error);
-  else
-    source = memnotify_source_new_with_flags (psi_fallback ? MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK
-                                                           : MEMNOTIFY_FLAGS_NONE,
-                                              &error);
+    g_setenv ("MEMNOTIFY_DEVICE", device, TRUE);
+
+  source = memnotify_source_new (level, no_psi ? MEMNOTIFY_FLAGS_NO_PSI : MEMNOTIFY_FLAGS_NONE,
+                                 &error);
   if (source == NULL)
     {
       fprintf (stderr, "memnotify-watch: error: %s\n", error->message);
-      if (!psi_fallback && device == NULL &&
-          g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-        fprintf (stderr, "memnotify-watch: hint: --psi-fallback watches PSI instead\n");
       return 1;
     }
 
-  fprintf (stderr, "memnotify-watch: watching %s (backend: %s)\n",
+  fprintf (stderr, "memnotify-watch: watching %s (backend: %s, %s)\n",
            memnotify_source_get_path (source),
-           memnotify_backend_to_string (memnotify_source_get_backend (source)));
+           memnotify_backend_to_string (memnotify_source_get_backend (source)),
+           memnotify_source_has_levels (source) ? "levels" : "one level");
 
   loop = g_main_loop_new (NULL, FALSE);
   watch.loop = loop;

@@ -12,6 +12,7 @@
 import argparse
 import datetime
 import signal
+import os
 import sys
 
 import gi
@@ -21,8 +22,9 @@ gi.require_version("Memnotify", "0")
 from gi.repository import GLib, Memnotify  # noqa: E402
 
 
-def on_event(event, state):
-    # memnotify_source_set_callback() passes the event, then the data.
+def on_event(event, level, bytes_hint, state):
+    # memnotify_source_set_callback() passes the event, the level, the
+    # kernel's hint, then the data.
     if event == Memnotify.Event.ERROR:
         error = Memnotify.source_get_error(state["source"])
         print(f"memnotify-watch.py: error: {error.message if error else 'unknown'}",
@@ -31,8 +33,7 @@ def on_event(event, state):
         return GLib.SOURCE_REMOVE
     stamp = datetime.datetime.now().astimezone().isoformat()
     print(f"{stamp} {Memnotify.event_to_string(event)} "
-          f"{Memnotify.level_to_string(Memnotify.source_get_level(state['source']))}",
-          flush=True)
+          f"level={Memnotify.level_to_string(level)} bytes_hint={bytes_hint}", flush=True)
     state["remaining"] -= 1
     if state["remaining"] == 0:
         state["done"] = True
@@ -43,24 +44,24 @@ def on_event(event, state):
 
 def main():
     parser = argparse.ArgumentParser(description="Print memory pressure notifications.")
-    parser.add_argument("--psi-fallback", action="store_true",
-                        help="watch PSI if /dev/mem_notify does not exist")
+    parser.add_argument("--level", choices=["low", "medium", "critical"], default="low",
+                        help="hear of LEVEL and above (default: low)")
+    parser.add_argument("--no-psi", action="store_true",
+                        help="watch the device only, not PSI where there is no device")
     parser.add_argument("--device", metavar="PATH",
-                        help="watch PATH instead of /dev/mem_notify (or $MEMNOTIFY_DEVICE)")
+                        help="watch PATH instead of /dev/mem_notify (sets $MEMNOTIFY_DEVICE)")
     parser.add_argument("--count", type=int, default=0, metavar="N",
                         help="exit after N events")
     args = parser.parse_args()
     if args.count < 0:
         parser.error("--count must not be negative")
 
+    if args.device is not None:
+        os.environ["MEMNOTIFY_DEVICE"] = args.device
+    level = getattr(Memnotify.Level, args.level.upper())
+    flags = Memnotify.Flags.NO_PSI if args.no_psi else Memnotify.Flags.NONE
     try:
-        if args.device is not None:
-            source = Memnotify.source_new_for_path(args.device)
-        else:
-            flags = Memnotify.Flags.NONE
-            if args.psi_fallback:
-                flags = Memnotify.Flags.ALLOW_PSI_FALLBACK | Memnotify.Flags.PSI_LEVELS
-            source = Memnotify.source_new_with_flags(flags)
+        source = Memnotify.source_new(level, flags)
     except GLib.Error as error:
         print(f"memnotify-watch.py: error: {error.message}", file=sys.stderr)
         return 1

@@ -5,10 +5,13 @@
  * get "low-memory-warning" from /dev/mem_notify.
  *
  * Warning levels: the monitor asks the device for its levels from low
- * up (memnotify_source_new_full()), and a kernel with levels (patch 14)
- * gives them: low is LOW (50), medium MEDIUM (100), critical CRITICAL
- * (255), as the kernel decides them from the memory available. A kernel
- * with one level does not: there a pressure event is LOW, one within
+ * up (memnotify_source_new()), and a kernel with levels gives
+ * them: low is LOW (50), medium MEDIUM (100), critical CRITICAL (255),
+ * as the kernel decides them from the memory available. Without the
+ * device, the PSI triggers of the library's fallback give the levels
+ * (low: 70 ms of some stall in 2 s, medium: 100 ms, critical: 100 ms of
+ * full stall), each passed on only with that much new stall. A kernel
+ * with one level does not give levels: there a pressure event is LOW, one within
  * 5 s of the previous one escalates to MEDIUM, a third one to CRITICAL
  * (and further ones stay CRITICAL); PRESSURE_OVER, or 5 s without
  * pressure, starts again at LOW.
@@ -119,10 +122,11 @@ memnotify_memory_monitor_initable_init (GInitable     *initable,
   MemnotifyMemoryMonitor *self = MEMNOTIFY_MEMORY_MONITOR (initable);
   g_autoptr(GError) local_error = NULL;
 
-  /* $MEMNOTIFY_DEVICE or /dev/mem_notify, no PSI fallback: without the
-   * device GIO falls back to its next backend. */
-  self->source = memnotify_source_new_full (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NONE,
-                                            &local_error);
+  /* $MEMNOTIFY_DEVICE or /dev/mem_notify; without the device, the PSI
+   * triggers of the process's cgroup (as GLib 2.86's PSI monitor sets
+   * them), so that a kernel without the device still warns. Without
+   * either, GIO falls back to its next backend. */
+  self->source = memnotify_source_new (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NONE, &local_error);
   if (self->source == NULL)
     {
       g_set_error (error, local_error->domain, local_error->code,
@@ -131,10 +135,11 @@ memnotify_memory_monitor_initable_init (GInitable     *initable,
     }
 
   self->context = g_main_context_ref_thread_default ();
-  memnotify_source_set_level_callback (self->source, on_event, self, NULL);
+  memnotify_source_set_callback (self->source, on_event, self, NULL);
   g_source_attach (self->source, self->context);
-  g_debug ("memory monitor on %s (%s)", memnotify_source_get_path (self->source),
-           memnotify_source_has_levels (self->source) ? "the kernel's levels"
+  g_debug ("memory monitor on %s (%s backend, %s)", memnotify_source_get_path (self->source),
+           memnotify_backend_to_string (memnotify_source_get_backend (self->source)),
+           memnotify_source_has_levels (self->source) ? "levels"
                                                        : "one level, escalating on repeats");
   return TRUE;
 }

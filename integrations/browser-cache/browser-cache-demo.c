@@ -35,8 +35,8 @@
  * --cache-mib.
  *
  * On a memory-pressure event the least recently used entries are freed.
- * How much depends on what the kernel says (memnotify_source_new_full()
- * and a MemnotifyLevelFunc):
+ * How much depends on what the kernel says (the level and bytes hint of
+ * the MemnotifyFunc):
  *   - at critical: everything;
  *   - with a hint (a kernel with records: the bytes the system or the
  *     memory cgroup needs back): about the hint at --level, at least half
@@ -581,18 +581,18 @@ main (int   argc,
     printf (PROG ": notifications disabled (--no-notify)\n");
   else
     {
-      /* memnotify_source_new_full() watches $MEMNOTIFY_DEVICE */
+      /* memnotify_source_new() watches $MEMNOTIFY_DEVICE; the demo wants
+       * the device, and PSI only with --psi-fallback */
       if (device != NULL)
         g_setenv ("MEMNOTIFY_DEVICE", device, TRUE);
-      source = memnotify_source_new_full (min_level,
-                                          psi_fallback ? MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK
-                                                       : MEMNOTIFY_FLAGS_NONE,
-                                          &error);
+      source = memnotify_source_new (min_level,
+                                     psi_fallback ? MEMNOTIFY_FLAGS_NONE : MEMNOTIFY_FLAGS_NO_PSI,
+                                     &error);
       if (source == NULL)
         {
           g_printerr (PROG ": error: %s\n", error->message);
           if (!psi_fallback && device == NULL &&
-              g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+              g_error_matches (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE))
             g_printerr (PROG ": hint: --psi-fallback watches PSI instead, "
                         "--no-notify runs without notifications\n");
           return EXIT_NO_SOURCE;
@@ -623,7 +623,7 @@ main (int   argc,
     {
       /* Before the timers: a pressure event must not wait behind a fill. */
       g_source_set_priority (source, G_PRIORITY_HIGH);
-      memnotify_source_set_level_callback (source, on_memnotify, &cache, on_source_destroyed);
+      memnotify_source_set_callback (source, on_memnotify, &cache, on_source_destroyed);
       g_source_attach (source, NULL);
     }
   fill_id = g_timeout_add (TICK_MS, on_fill_tick, &cache);

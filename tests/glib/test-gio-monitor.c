@@ -141,6 +141,38 @@ test_fifo_subprocess (void)
   g_array_unref (received.levels);
 }
 
+/* No device: the module watches PSI (a FIFO standing in for the PSI
+ * file: the digit written is the level of the trigger that fired). */
+static void
+test_psi_subprocess (void)
+{
+  const char *fifo = g_getenv ("MEMNOTIFY_PSI_PATH");
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autoptr(GMemoryMonitor) monitor = NULL;
+  Received received = { g_array_new (FALSE, FALSE, sizeof (GMemoryMonitorWarningLevel)), NULL };
+  int writer;
+
+  g_main_context_push_thread_default (context);
+  monitor = g_memory_monitor_dup_default ();
+  g_assert_nonnull (monitor);
+  g_test_message ("monitor: %s", G_OBJECT_TYPE_NAME (monitor));
+  g_assert_cmpstr (G_OBJECT_TYPE_NAME (monitor), ==, MODULE_TYPE_NAME);
+  g_signal_connect (monitor, "low-memory-warning", G_CALLBACK (on_warning), &received);
+
+  writer = open (fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  g_assert_cmpint (writer, >=, 0);
+  pressure (context, writer, "1", &received, 1);
+  g_assert_cmpint (level_at (&received, 0), ==, G_MEMORY_MONITOR_WARNING_LEVEL_LOW);
+  pressure (context, writer, "2", &received, 2);
+  g_assert_cmpint (level_at (&received, 1), ==, G_MEMORY_MONITOR_WARNING_LEVEL_MEDIUM);
+  pressure (context, writer, "3", &received, 3);
+  g_assert_cmpint (level_at (&received, 2), ==, G_MEMORY_MONITOR_WARNING_LEVEL_CRITICAL);
+
+  g_assert_no_errno (close (writer));
+  g_main_context_pop_thread_default (context);
+  g_array_unref (received.levels);
+}
+
 static void
 test_missing_subprocess (void)
 {
@@ -163,30 +195,42 @@ test_help_subprocess (void)
   g_assert_nonnull (monitor);
 }
 
+/* Runs @subprocess with MEMNOTIFY_DEVICE at @device and
+ * MEMNOTIFY_PSI_PATH at @psi, both in tmpdir. */
 static void
 run (const char *subprocess,
-     const char *device)
+     const char *device,
+     const char *psi)
 {
   g_autofree char *path = g_build_filename (tmpdir, device, NULL);
+  g_autofree char *psi_path = g_build_filename (tmpdir, psi, NULL);
 
   g_setenv ("MEMNOTIFY_DEVICE", path, TRUE);
+  g_setenv ("MEMNOTIFY_PSI_PATH", psi_path, TRUE);
   g_test_trap_subprocess (subprocess, SUBPROCESS_TIMEOUT_S * G_USEC_PER_SEC,
                           G_TEST_SUBPROCESS_INHERIT_STDERR);
   g_test_trap_assert_passed ();
   g_unsetenv ("MEMNOTIFY_DEVICE");
+  g_unsetenv ("MEMNOTIFY_PSI_PATH");
 }
 
 static void
 test_fifo (void)
 {
-  run ("/gio-monitor/fifo/subprocess", "mem_notify");
+  run ("/gio-monitor/fifo/subprocess", "mem_notify", "no-psi");
 }
 
 static void
 test_missing (void)
 {
-  run ("/gio-monitor/missing/subprocess", "nonexistent");
-  /* The module said why it declined. */
+  /* Neither the device nor PSI: the module declines. */
+  run ("/gio-monitor/missing/subprocess", "nonexistent", "no-psi");
+}
+
+static void
+test_psi (void)
+{
+  run ("/gio-monitor/psi/subprocess", "nonexistent", "mem_notify");
 }
 
 static void
@@ -228,6 +272,8 @@ main (int   argc,
   g_test_add_func ("/gio-monitor/fifo", test_fifo);
   g_test_add_func ("/gio-monitor/fifo/subprocess", test_fifo_subprocess);
   g_test_add_func ("/gio-monitor/missing", test_missing);
+  g_test_add_func ("/gio-monitor/psi", test_psi);
+  g_test_add_func ("/gio-monitor/psi/subprocess", test_psi_subprocess);
   g_test_add_func ("/gio-monitor/missing/subprocess", test_missing_subprocess);
   g_test_add_func ("/gio-monitor/help", test_help);
   g_test_add_func ("/gio-monitor/help/subprocess", test_help_subprocess);

@@ -70,19 +70,28 @@ class Fifo:
         self.path = os.path.join(tmp, "mem_notify")
         os.mkfifo(self.path)
 
+    def source(self):
+        """a source on the FIFO standing in for the device ($MEMNOTIFY_DEVICE)"""
+        os.environ["MEMNOTIFY_DEVICE"] = self.path
+        try:
+            return Memnotify.source_new(Memnotify.Level.LOW, Memnotify.Flags.NO_PSI)
+        finally:
+            del os.environ["MEMNOTIFY_DEVICE"]
+
     def writer(self):
         return os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)
 
 
 @test
 def set_callback_passes_event_and_data(tmp):
-    """source_set_callback: cb(event, data) with the user data intact"""
+    """source_set_callback: cb(event, level, bytes_hint, data) with the user data intact"""
     fifo = Fifo(tmp)
     context = GLib.MainContext()
-    source = Memnotify.source_new_for_path(fifo.path)
+    source = fifo.source()
     data = {"token": object()}
     got = []
-    Memnotify.source_set_callback(source, lambda ev, d: got.append((ev, d)) or True, data)
+    Memnotify.source_set_callback(source, lambda ev, lv, b, d: got.append((ev, lv, b, d)) or True,
+                                  data)
     source.attach(context)
     fd = fifo.writer()
     os.write(fd, b"1\n")
@@ -92,9 +101,9 @@ def set_callback_passes_event_and_data(tmp):
     os.close(fd)
     source.destroy()
     check(len(got) == 2, got)
-    check(got[0][0] == Memnotify.Event.PRESSURE, got)
-    check(got[0][1] is data, got)
-    check(got[1][0] == Memnotify.Event.PRESSURE_OVER, got)
+    check(got[0][:3] == (Memnotify.Event.PRESSURE, Memnotify.Level.LOW, 0), got)
+    check(got[0][3] is data, got)
+    check(got[1][:3] == (Memnotify.Event.PRESSURE_OVER, Memnotify.Level.NONE, 0), got)
 
 
 @test
@@ -102,16 +111,16 @@ def closure_callback(tmp):
     """GObject.source_set_closure works (GSourceFuncs.closure_callback)"""
     fifo = Fifo(tmp)
     context = GLib.MainContext()
-    source = Memnotify.source_new_for_path(fifo.path)
+    source = fifo.source()
     got = []
-    GObject.source_set_closure(source, lambda ev: got.append(ev) or True)
+    GObject.source_set_closure(source, lambda ev, lv, b: got.append((ev, lv, b)) or True)
     source.attach(context)
     fd = fifo.writer()
     os.write(fd, b"1\n")
     iterate(context, lambda: got)
     os.close(fd)
     source.destroy()
-    check(got and got[0] == Memnotify.Event.PRESSURE, got)
+    check(got and got[0] == (Memnotify.Event.PRESSURE, Memnotify.Level.LOW, 0), got)
 
 
 @test
@@ -121,7 +130,8 @@ def add_full_default_context(tmp):
     os.environ["MEMNOTIFY_DEVICE"] = fifo.path
     got = []
     try:
-        source_id = Memnotify.add(GLib.PRIORITY_HIGH, lambda ev, d: got.append((ev, d)) or True, "data")
+        source_id = Memnotify.add(Memnotify.Level.LOW, Memnotify.Flags.NO_PSI, GLib.PRIORITY_HIGH,
+                                  lambda ev, lv, b, d: got.append((ev, lv, d)) or True, "data")
     finally:
         del os.environ["MEMNOTIFY_DEVICE"]
     check(source_id > 0, source_id)
@@ -130,20 +140,23 @@ def add_full_default_context(tmp):
     iterate(GLib.MainContext.default(), lambda: got)
     os.close(fd)
     GLib.source_remove(source_id)
-    check(got == [(Memnotify.Event.PRESSURE, "data")], got)
+    check(got == [(Memnotify.Event.PRESSURE, Memnotify.Level.LOW, "data")], got)
 
 
 @test
 def errors_are_gerrors(tmp):
-    """a missing path raises GLib.Error G_IO_ERROR_NOT_FOUND, not blamed on the kernel"""
+    """a missing path raises GLib.Error MEMNOTIFY_ERROR_NO_DEVICE, not blamed on the kernel"""
     path = os.path.join(tmp, "nonexistent")
+    os.environ["MEMNOTIFY_DEVICE"] = path
     try:
-        Memnotify.source_new_for_path(path)
+        Memnotify.source_new(Memnotify.Level.LOW, Memnotify.Flags.NO_PSI)
     except GLib.Error as error:
-        check(error.matches(gi.repository.Gio.io_error_quark(), gi.repository.Gio.IOErrorEnum.NOT_FOUND), error)
+        check(error.matches(Memnotify.error_quark(), Memnotify.Error.NO_DEVICE), error)
         check(path in error.message and "CONFIG_MEM_NOTIFY" not in error.message, error.message)
     else:
         raise AssertionError("no error")
+    finally:
+        del os.environ["MEMNOTIFY_DEVICE"]
 
 
 @test
@@ -165,8 +178,8 @@ def example_prints_events(tmp):
         proc.kill()
         proc.wait()
     check(proc.returncode == 0, proc.returncode, err)
-    check(first.endswith(" pressure low\n"), first)
-    check(out.endswith(" pressure-over none\n"), out)
+    check(first.endswith(" pressure level=low bytes_hint=0\n"), first)
+    check(out.endswith(" pressure-over level=none bytes_hint=0\n"), out)
 
 
 def main():

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <memnotify-glib.h>
+#include "memnotify-source-private.h"
 #include <glib/gstdio.h>
 
 #include <errno.h>
@@ -68,6 +68,8 @@ fixture_teardown (Fixture       *fx,
 
 static gboolean
 record_event (MemnotifyEvent event,
+              MemnotifyLevel level G_GNUC_UNUSED,
+              guint64        bytes_hint G_GNUC_UNUSED,
               gpointer       user_data)
 {
   Fixture *fx = user_data;
@@ -94,11 +96,22 @@ attach_source (Fixture *fx,
   return source;
 }
 
+/* A source on @path (a FIFO stands in for the device), device only. */
+static GSource *
+source_for_path (const char      *path,
+                 MemnotifyLevel   min_level,
+                 GError         **error)
+{
+  MemnotifySourceOptions options = { .device_path = path };
+
+  return memnotify_source_new_with_options (min_level, MEMNOTIFY_FLAGS_NO_PSI, &options, error);
+}
+
 static GSource *
 attach_fifo_source (Fixture *fx)
 {
   g_autoptr(GError) error = NULL;
-  GSource *source = memnotify_source_new_for_path (fx->fifo, &error);
+  GSource *source = source_for_path (fx->fifo, MEMNOTIFY_LEVEL_LOW, &error);
 
   g_assert_no_error (error);
   return attach_source (fx, source);
@@ -268,7 +281,7 @@ test_finalize_closes_fd (Fixture       *fx,
   int fd;
 
   /* Never attached. */
-  source = memnotify_source_new_for_path (fx->fifo, &error);
+  source = source_for_path (fx->fifo, MEMNOTIFY_LEVEL_LOW, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (count_open_fds (), ==, fds_before + 1);
   fd = find_fd_for_path (fx->fifo);
@@ -377,6 +390,8 @@ consuming_poll (GPollFD *fds,
 
 static gboolean
 count_call (MemnotifyEvent event G_GNUC_UNUSED,
+            MemnotifyLevel level G_GNUC_UNUSED,
+            guint64        bytes_hint G_GNUC_UNUSED,
             gpointer       user_data)
 {
   (*(guint *) user_data)++;
@@ -398,7 +413,7 @@ test_event_not_lost_to_higher_priority (Fixture       *fx,
   int writer, writer2;
 
   g_assert_no_errno (mkfifo (fifo2, 0644));
-  high = memnotify_source_new_for_path (fifo2, &error);
+  high = source_for_path (fifo2, MEMNOTIFY_LEVEL_LOW, &error);
   g_assert_no_error (error);
   g_source_set_priority (high, G_PRIORITY_HIGH);
   g_source_set_callback (high, G_SOURCE_FUNC (count_call), &high_calls, NULL);
@@ -445,9 +460,9 @@ test_error_missing (Fixture       *fx,
   g_autofree char *path = g_build_filename (fx->tmpdir, "nonexistent", NULL);
   GSource *source;
 
-  source = memnotify_source_new_for_path (path, &error);
+  source = source_for_path (path, MEMNOTIFY_LEVEL_LOW, &error);
   g_assert_null (source);
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE);
   /* Not the default device: a typo, not the kernel's fault. */
   g_assert_nonnull (strstr (error->message, "does not exist"));
   g_assert_null (strstr (error->message, "CONFIG_MEM_NOTIFY"));
@@ -455,9 +470,9 @@ test_error_missing (Fixture       *fx,
   g_test_message ("error: %s", error->message);
   g_clear_error (&error);
 
-  source = memnotify_source_new_for_path ("", &error);
+  source = source_for_path ("", MEMNOTIFY_LEVEL_LOW, &error);
   g_assert_null (source);
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_assert_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NOT_DEVICE);
 }
 
 /* Only the default device, missing on a kernel without 1:13, is
@@ -475,9 +490,9 @@ test_error_missing_default (Fixture       *fx,
       g_test_skip ("this kernel has mem_notify");
       return;
     }
-  source = memnotify_source_new (&error);
+  source = memnotify_source_new (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NO_PSI, &error);
   g_assert_null (source);
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE);
   g_assert_nonnull (strstr (error->message, "the running kernel lacks mem_notify"));
   g_assert_nonnull (strstr (error->message, "CONFIG_MEM_NOTIFY"));
   g_test_message ("error: %s", error->message);
@@ -490,8 +505,9 @@ test_error_empty_env (Fixture       *fx,
   g_autoptr(GError) error = NULL;
 
   g_setenv ("MEMNOTIFY_DEVICE", "", TRUE);
-  g_assert_null (memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error));
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  /* a bad setting is an error, not a reason to fall back to PSI */
+  g_assert_null (memnotify_source_new (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NONE, &error));
+  g_assert_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NOT_DEVICE);
   g_assert_nonnull (strstr (error->message, "MEMNOTIFY_DEVICE is set but empty"));
   g_test_message ("error: %s", error->message);
 }
@@ -512,9 +528,9 @@ test_error_not_a_device (Fixture       *fx,
 
       if (!g_file_test (paths[i], G_FILE_TEST_EXISTS))
         continue;
-      source = memnotify_source_new_for_path (paths[i], &error);
+      source = source_for_path (paths[i], MEMNOTIFY_LEVEL_LOW, &error);
       g_assert_null (source);
-      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+      g_assert_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NOT_DEVICE);
       g_assert_nonnull (strstr (error->message, "not a mem_notify device"));
       g_test_message ("error: %s", error->message);
     }
@@ -557,9 +573,9 @@ test_error_permission_denied (Fixture       *fx,
       return;
     }
 
-  source = memnotify_source_new_for_path (fx->fifo, &error);
+  source = source_for_path (fx->fifo, MEMNOTIFY_LEVEL_LOW, &error);
   g_assert_null (source);
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+  g_assert_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_PERMISSION);
   g_test_message ("error: %s", error->message);
   g_clear_error (&error);
 
@@ -569,7 +585,7 @@ test_error_permission_denied (Fixture       *fx,
   g_assert_no_errno (g_chmod (fx->fifo, 0444));
   if (dropped)
     g_assert_no_errno (seteuid (65534));
-  source = memnotify_source_new_for_path (fx->fifo, &error);
+  source = source_for_path (fx->fifo, MEMNOTIFY_LEVEL_LOW, &error);
   if (dropped)
     g_assert_no_errno (seteuid (euid));
   g_assert_no_error (error);
@@ -585,14 +601,14 @@ test_default_device_env (Fixture       *fx,
   g_autoptr(GSource) source = NULL;
 
   g_setenv ("MEMNOTIFY_DEVICE", fx->fifo, TRUE);
-  source = memnotify_source_new (&error);
+  source = memnotify_source_new (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NO_PSI, &error);
   g_assert_no_error (error);
   g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_DEVICE);
   g_assert_cmpstr (memnotify_source_get_path (source), ==, fx->fifo);
 
-  /* A fallback is only used when the device is missing. */
+  /* PSI is only used when the device is missing. */
   g_clear_pointer (&source, g_source_unref);
-  source = memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error);
+  source = memnotify_source_new (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NONE, &error);
   g_assert_no_error (error);
   g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_DEVICE);
 }
@@ -606,16 +622,16 @@ test_default_device_missing (Fixture       *fx,
   g_autofree char *regular = g_build_filename (fx->tmpdir, "regular", NULL);
 
   g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
-  g_assert_null (memnotify_source_new (&error));
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_null (memnotify_source_new (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NO_PSI, &error));
+  g_assert_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE);
   g_assert_nonnull (strstr (error->message, "check MEMNOTIFY_DEVICE"));
   g_clear_error (&error);
 
-  /* Not a device: an error even with the fallback allowed. */
+  /* Not a device: an error even where PSI is allowed. */
   g_assert_true (g_file_set_contents (regular, "", -1, NULL));
   g_setenv ("MEMNOTIFY_DEVICE", regular, TRUE);
-  g_assert_null (memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error));
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_assert_null (memnotify_source_new (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NONE, &error));
+  g_assert_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NOT_DEVICE);
 }
 
 static void
@@ -630,7 +646,8 @@ test_add_full (Fixture       *fx,
 
   /* Attached to the global default context. */
   g_setenv ("MEMNOTIFY_DEVICE", fx->fifo, TRUE);
-  id = memnotify_add_full (G_PRIORITY_HIGH, record_event, fx, count_destroy, &error);
+  id = memnotify_add_full (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NO_PSI, G_PRIORITY_HIGH,
+                           record_event, fx, count_destroy, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (id, >, 0);
   g_assert_cmpint (g_source_get_priority (g_main_context_find_source_by_id (global, id)),
@@ -646,16 +663,17 @@ test_add_full (Fixture       *fx,
   g_assert_no_errno (close (writer));
 
   /* memnotify_add() */
-  id = memnotify_add (record_event, fx, &error);
+  id = memnotify_add (MEMNOTIFY_LEVEL_LOW, record_event, fx, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (id, >, 0);
   g_assert_true (g_source_remove (id));
 
   /* On error the data is released through the notify. */
   g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
-  id = memnotify_add_full (G_PRIORITY_DEFAULT, record_event, fx, count_destroy, &error);
+  id = memnotify_add_full (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NO_PSI, G_PRIORITY_DEFAULT,
+                           record_event, fx, count_destroy, &error);
   g_assert_cmpuint (id, ==, 0);
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE);
   g_assert_cmpuint (fx->destroyed, ==, 2);
   iterate_until_idle (global);
 }
@@ -665,7 +683,7 @@ test_no_callback (Fixture       *fx,
                   gconstpointer  data G_GNUC_UNUSED)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GSource) source = memnotify_source_new_for_path (fx->fifo, &error);
+  g_autoptr(GSource) source = source_for_path (fx->fifo, MEMNOTIFY_LEVEL_LOW, &error);
   int writer;
 
   g_assert_no_error (error);
@@ -679,81 +697,114 @@ test_no_callback (Fixture       *fx,
   g_assert_no_errno (close (writer));
 }
 
-/* A source on the PSI fallback: the device missing, @psi standing in
- * for the PSI file. */
+/* A source on PSI: the device missing, @psi standing in for the PSI
+ * file ($MEMNOTIFY_PSI_PATH), @quiet_ms the quiet window (0: default). */
 static GSource *
 new_psi_source (Fixture        *fx,
                 const char     *psi,
-                MemnotifyFlags  flags)
+                MemnotifyLevel  min_level,
+                guint           quiet_ms)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
+  MemnotifySourceOptions options = { .device_path = missing, .psi_quiet_ms = quiet_ms };
   GSource *source;
 
-  g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
   g_setenv ("MEMNOTIFY_PSI_PATH", psi, TRUE);
-  source = memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK | flags, &error);
+  source = memnotify_source_new_with_options (min_level, MEMNOTIFY_FLAGS_NONE, &options, &error);
   g_assert_no_error (error);
   g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_PSI);
+  g_assert_true (memnotify_source_has_levels (source));
   return source;
 }
 
-/* The fallback writes the trigger to the PSI file and waits for
- * POLLPRI; a regular file stands in (it never reports POLLPRI). */
+/* Without the device, PSI (unless MEMNOTIFY_FLAGS_NO_PSI): three
+ * triggers, one fd each, each written with its NUL (the kernel
+ * overwrites the last byte); a regular file stands in (each trigger
+ * opens it and writes at offset 0, the critical one last and longest;
+ * it never reports POLLPRI). */
 static void
 test_psi_trigger_file (Fixture       *fx,
                        gconstpointer  data G_GNUC_UNUSED)
 {
-  static const char expected[] = MEMNOTIFY_PSI_TRIGGER;
+  static const char critical[] = "full 100000 2000000";
   g_autoptr(GError) error = NULL;
   g_autoptr(GSource) source = NULL;
   g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
   g_autofree char *psi = g_build_filename (fx->tmpdir, "memory.pressure", NULL);
   g_autofree char *contents = NULL;
+  guint fds_before = count_open_fds ();
   gsize length;
 
   g_assert_true (g_file_set_contents (psi, "", -1, NULL));
   g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
   g_setenv ("MEMNOTIFY_PSI_PATH", psi, TRUE);
 
-  /* Opt-in only. */
-  g_assert_null (memnotify_source_new (&error));
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  /* MEMNOTIFY_FLAGS_NO_PSI: the device's error, no trigger */
+  g_assert_null (memnotify_source_new (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NO_PSI, &error));
+  g_assert_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE);
   g_clear_error (&error);
+  g_assert_cmpuint (count_open_fds (), ==, fds_before);
 
-  source = memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error);
+  source = memnotify_source_new (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NONE, &error);
   g_assert_no_error (error);
   attach_source (fx, source);
   g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_PSI);
   g_assert_cmpstr (memnotify_source_get_path (source), ==, psi);
-
-  /* Written with its NUL: the kernel overwrites the last byte. */
+  g_assert_true (memnotify_source_has_levels (source));
+  g_assert_cmpuint (count_open_fds (), ==, fds_before + 3);
   g_assert_true (g_file_get_contents (psi, &contents, &length, NULL));
-  g_assert_cmpmem (contents, length, expected, sizeof expected);
-  g_assert_cmpstr (contents, ==, "some 150000 2000000");
+  g_assert_cmpmem (contents, length, critical, sizeof critical);
 
   g_assert_false (g_main_context_iteration (fx->context, FALSE));
   g_assert_cmpuint (fx->events->len, ==, 0);
   g_source_destroy (source);
+  g_clear_pointer (&source, g_source_unref);
+  g_assert_cmpuint (count_open_fds (), ==, fds_before);
+
+  /* medium and critical: two triggers; critical alone: one */
+  source = memnotify_source_new (MEMNOTIFY_LEVEL_MEDIUM, MEMNOTIFY_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_open_fds (), ==, fds_before + 2);
+  g_clear_pointer (&source, g_source_unref);
+  source = memnotify_source_new (MEMNOTIFY_LEVEL_CRITICAL, MEMNOTIFY_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_open_fds (), ==, fds_before + 1);
+  g_clear_pointer (&source, g_source_unref);
+  g_assert_no_errno (g_unlink (psi));
 }
 
-/* A FIFO standing in for the PSI file: each chunk is one event. */
+/* A FIFO standing in for the PSI file: each chunk is one event, at the
+ * level of its last digit, low without one. */
 static void
 test_psi_fifo (Fixture       *fx,
                gconstpointer  data G_GNUC_UNUSED)
 {
-  g_autoptr(GSource) source = attach_source (fx, new_psi_source (fx, fx->fifo, 0));
+  g_autoptr(GSource) source = NULL;
   int writer;
 
-
+  source = attach_source (fx, new_psi_source (fx, fx->fifo, MEMNOTIFY_LEVEL_LOW, 0));
   writer = open_writer (fx->fifo);
   write_all (writer, "x");
   g_assert_true (g_main_context_iteration (fx->context, FALSE));
   g_assert_cmpuint (fx->events->len, ==, 1);
   g_assert_cmpint (event_at (fx, 0), ==, MEMNOTIFY_EVENT_PRESSURE);
+  g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_LOW);
+  write_all (writer, "2");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_MEDIUM);
+  write_all (writer, "3");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_CRITICAL);
+  write_all (writer, "1");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_LOW);
+  g_assert_cmpuint (fx->events->len, ==, 4);
+  for (guint i = 0; i < fx->events->len; i++)
+    g_assert_cmpint (event_at (fx, i), ==, MEMNOTIFY_EVENT_PRESSURE);
   g_assert_no_errno (close (writer));
   iterate_until_idle (fx->context);
-  g_assert_cmpuint (fx->events->len, ==, 1);
+  g_assert_cmpuint (fx->events->len, ==, 4);
   g_assert_false (g_source_is_destroyed (source));
   g_source_destroy (source);
 }
@@ -768,8 +819,8 @@ test_psi_missing (Fixture       *fx,
 
   g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
   g_setenv ("MEMNOTIFY_PSI_PATH", psi, TRUE);
-  g_assert_null (memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error));
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_null (memnotify_source_new (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NONE, &error));
+  g_assert_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE);
   g_assert_nonnull (strstr (error->message, missing));
   g_assert_nonnull (strstr (error->message, "PSI"));
   g_assert_nonnull (strstr (error->message, psi));
@@ -784,26 +835,32 @@ test_psi_kernel (Fixture       *fx,
   g_autoptr(GError) error = NULL;
   g_autoptr(GSource) source = NULL;
   g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
-  g_autofree char *first_path = NULL;
+  MemnotifySource *self;
   GPollFD fds[4];
   gint priority, timeout = 0;
   const char *path;
 
   g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
-  source = memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error);
+  source = memnotify_source_new (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NONE, &error);
   if (source == NULL)
     {
       g_autofree char *why = g_strdup_printf ("kernel PSI not usable here: %s", error->message);
-      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+      g_assert_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE);
       g_test_skip (why);
       return;
     }
 
   g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_PSI);
   path = memnotify_source_get_path (source);
-  g_test_message ("PSI fallback uses %s", path);
+  g_test_message ("PSI uses %s", path);
   g_assert_true (g_str_has_suffix (path, "/memory.pressure") ||
                  g_strcmp0 (path, "/proc/pressure/memory") == 0);
+  /* the kernel accepted the three triggers, and their baselines were read */
+  self = (MemnotifySource *) source;
+  g_assert_cmpuint (self->n_pollfds, ==, 3);
+  for (guint i = 0; i < self->n_pollfds; i++)
+    g_assert_true (self->baselines[i].armed);
+  g_assert_true (self->baselines[2].full);
 
   attach_source (fx, source);
   g_assert_true (g_main_context_acquire (fx->context));
@@ -817,16 +874,7 @@ test_psi_kernel (Fixture       *fx,
   for (guint i = 0; i < fx->events->len; i++)
     g_assert_cmpint (event_at (fx, i), ==, MEMNOTIFY_EVENT_PRESSURE);
   g_source_destroy (source);
-
-  /* The kernel accepts the three level triggers on the same file. */
-  first_path = g_strdup (path);
-  g_clear_pointer (&source, g_source_unref);
-  source = memnotify_source_new_with_flags (MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK |
-                                            MEMNOTIFY_FLAGS_PSI_LEVELS, &error);
-  g_assert_no_error (error);
-  g_assert_cmpstr (memnotify_source_get_path (source), ==, first_path);
 }
-
 
 /* A failure after start-up (here: the FIFO is gone when the source
  * reopens it after its writer left) reaches the callback as an error
@@ -857,7 +905,7 @@ test_runtime_error_subprocess (Fixture       *fx,
   g_assert_true (g_source_is_destroyed (source));
   g_assert_cmpuint (fx->destroyed, ==, 1);
   error = memnotify_source_get_error (source);
-  g_assert_error ((GError *) error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_error ((GError *) error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_FAILED);
   g_assert_nonnull (strstr (error->message, "Cannot reopen FIFO"));
   g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_NONE);
   /* Recreate it so that the teardown finds what it expects. */
@@ -879,9 +927,16 @@ test_runtime_error (void)
  * bindings use) and memnotify_source_set_callback(). */
 static gboolean
 closure_func (MemnotifyEvent event,
+              MemnotifyLevel level,
+              guint64        bytes_hint,
               gpointer       user_data)
 {
-  return record_event (event, user_data);
+  Fixture *fx = user_data;
+
+  g_assert_cmpint (level, ==, event == MEMNOTIFY_EVENT_PRESSURE ? MEMNOTIFY_LEVEL_LOW
+                                                                : MEMNOTIFY_LEVEL_NONE);
+  g_assert_cmpuint (bytes_hint, ==, 0);
+  return record_event (event, level, bytes_hint, fx);
 }
 
 static void
@@ -889,7 +944,7 @@ test_closure (Fixture       *fx,
               gconstpointer  data G_GNUC_UNUSED)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GSource) source = memnotify_source_new_for_path (fx->fifo, &error);
+  g_autoptr(GSource) source = source_for_path (fx->fifo, MEMNOTIFY_LEVEL_LOW, &error);
   GClosure *closure;
   int writer;
 
@@ -920,7 +975,7 @@ test_set_callback_and_level (Fixture       *fx,
                              gconstpointer  data G_GNUC_UNUSED)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GSource) source = memnotify_source_new_for_path (fx->fifo, &error);
+  g_autoptr(GSource) source = source_for_path (fx->fifo, MEMNOTIFY_LEVEL_LOW, &error);
   int writer;
 
   g_assert_no_error (error);
@@ -966,9 +1021,7 @@ test_psi_over (Fixture       *fx,
   int writer;
   gint timeout;
 
-  g_setenv ("MEMNOTIFY_PSI_QUIET_MS", "300", TRUE);
-  source = attach_source (fx, new_psi_source (fx, fx->fifo, 0));
-  g_unsetenv ("MEMNOTIFY_PSI_QUIET_MS");
+  source = attach_source (fx, new_psi_source (fx, fx->fifo, MEMNOTIFY_LEVEL_LOW, 300));
 
   /* Idle: no timer. */
   g_assert_cmpint (query_timeout (fx->context), ==, -1);
@@ -1006,55 +1059,7 @@ test_psi_over (Fixture       *fx,
   g_source_destroy (source);
 }
 
-/* MEMNOTIFY_FLAGS_PSI_LEVELS: three triggers, one fd each, written with
- * their NUL; a FIFO stand-in gives the level by its last digit. */
-static void
-test_psi_levels (Fixture       *fx,
-                 gconstpointer  data G_GNUC_UNUSED)
-{
-  static const char critical[] = MEMNOTIFY_PSI_TRIGGER_CRITICAL;
-  g_autoptr(GSource) source = NULL;
-  g_autofree char *psi = g_build_filename (fx->tmpdir, "memory.pressure", NULL);
-  g_autofree char *contents = NULL;
-  guint fds_before = count_open_fds ();
-  gsize length;
-  int writer;
-
-  g_assert_cmpstr (MEMNOTIFY_PSI_TRIGGER_LOW, ==, "some 70000 2000000");
-  g_assert_cmpstr (MEMNOTIFY_PSI_TRIGGER_MEDIUM, ==, "some 100000 2000000");
-  g_assert_cmpstr (MEMNOTIFY_PSI_TRIGGER_CRITICAL, ==, "full 100000 2000000");
-
-  /* A regular file: each trigger opens it and writes at offset 0, the
-   * critical one last and longest. */
-  g_assert_true (g_file_set_contents (psi, "", -1, NULL));
-  source = new_psi_source (fx, psi, MEMNOTIFY_FLAGS_PSI_LEVELS);
-  g_assert_cmpuint (count_open_fds (), ==, fds_before + 3);
-  g_assert_true (g_file_get_contents (psi, &contents, &length, NULL));
-  g_assert_cmpmem (contents, length, critical, sizeof critical);
-  g_clear_pointer (&source, g_source_unref);
-  g_assert_cmpuint (count_open_fds (), ==, fds_before);
-  g_assert_no_errno (g_unlink (psi));
-
-  source = attach_source (fx, new_psi_source (fx, fx->fifo, MEMNOTIFY_FLAGS_PSI_LEVELS));
-  writer = open_writer (fx->fifo);
-  write_all (writer, "2");
-  g_assert_true (g_main_context_iteration (fx->context, FALSE));
-  g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_MEDIUM);
-  write_all (writer, "3");
-  g_assert_true (g_main_context_iteration (fx->context, FALSE));
-  g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_CRITICAL);
-  write_all (writer, "1");
-  g_assert_true (g_main_context_iteration (fx->context, FALSE));
-  g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_LOW);
-  g_assert_cmpuint (fx->events->len, ==, 3);
-  for (guint i = 0; i < fx->events->len; i++)
-    g_assert_cmpint (event_at (fx, i), ==, MEMNOTIFY_EVENT_PRESSURE);
-  g_assert_no_errno (close (writer));
-  iterate_until_idle (fx->context);
-  g_source_destroy (source);
-}
-
-/* ---- levels (0.3) ---- */
+/* ---- levels ---- */
 
 static gboolean
 record_level (MemnotifyEvent event,
@@ -1095,11 +1100,11 @@ test_levels_fifo (Fixture       *fx,
   int writer;
 
   g_setenv ("MEMNOTIFY_DEVICE", fx->fifo, TRUE);
-  source = memnotify_source_new_full (MEMNOTIFY_LEVEL_MEDIUM, MEMNOTIFY_FLAGS_NONE, &error);
+  source = memnotify_source_new (MEMNOTIFY_LEVEL_MEDIUM, MEMNOTIFY_FLAGS_NONE, &error);
   g_assert_no_error (error);
   g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_DEVICE);
   g_assert_true (memnotify_source_has_levels (source));
-  memnotify_source_set_level_callback (source, record_level, fx, count_destroy);
+  memnotify_source_set_callback (source, record_level, fx, count_destroy);
   g_source_attach (source, fx->context);
 
   writer = open_writer (fx->fifo);
@@ -1118,119 +1123,58 @@ test_levels_fifo (Fixture       *fx,
   g_assert_no_errno (close (writer));
   iterate_until_idle (fx->context);
 
-  /* a MemnotifyFunc set later replaces the level callback */
-  memnotify_source_set_callback (source, record_event, fx, count_destroy);
+  /* g_source_set_callback() with G_SOURCE_FUNC() takes the same
+   * callback: one signature whichever way it was set */
+  g_source_set_callback (source, G_SOURCE_FUNC (record_level), fx, count_destroy);
   g_assert_cmpuint (fx->destroyed, ==, 1);
   writer = open_writer (fx->fifo);
   write_all (writer, "3");
   g_assert_true (g_main_context_iteration (fx->context, FALSE));
-  g_assert_cmpint (event_at (fx, G_N_ELEMENTS (steps)), ==, MEMNOTIFY_EVENT_PRESSURE);
+  g_assert_cmpint (event_at (fx, G_N_ELEMENTS (steps)), ==,
+                   LEVEL_EVENT (MEMNOTIFY_LEVEL_CRITICAL, MEMNOTIFY_EVENT_PRESSURE));
   g_assert_no_errno (close (writer));
   iterate_until_idle (fx->context);
   g_source_destroy (source);
   g_assert_cmpuint (fx->destroyed, ==, 2);
 }
 
-/* After memnotify_source_set_level_callback(), a plain
- * g_source_set_callback() with a MemnotifyFunc (as the header recommends)
- * replaces the level callback: the MemnotifyFunc gets its own user data,
- * not the level in its place. */
+/* A kernel whose device has one level (MEM_NOTIFY_SET_LEVEL answers
+ * ENOTTY): '1' is pressure, reported at MEDIUM whatever the source's
+ * level, '0' its end; digits 2 and 3 are not read. */
 static void
-test_level_then_plain_callback (Fixture       *fx,
-                                gconstpointer  data G_GNUC_UNUSED)
+test_levels_one_level (Fixture       *fx,
+                       gconstpointer  data G_GNUC_UNUSED)
 {
+  MemnotifySourceOptions options = { .device_path = fx->fifo, .fifo_one_level = TRUE };
   g_autoptr(GError) error = NULL;
   g_autoptr(GSource) source = NULL;
   int writer;
 
-  g_setenv ("MEMNOTIFY_DEVICE", fx->fifo, TRUE);
-  source = memnotify_source_new_full (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NONE, &error);
+  source = memnotify_source_new_with_options (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NO_PSI,
+                                              &options, &error);
   g_assert_no_error (error);
-  memnotify_source_set_level_callback (source, record_level, fx, count_destroy);
-  g_source_set_callback (source, G_SOURCE_FUNC (record_event), fx, count_destroy);
-  g_assert_cmpuint (fx->destroyed, ==, 1);
-  g_source_attach (source, fx->context);
-
-  writer = open_writer (fx->fifo);
-  write_all (writer, "2\n");
-  g_assert_true (g_main_context_iteration (fx->context, FALSE));
-  /* record_event() appended to fx->events: it was given fx */
-  g_assert_cmpuint (fx->events->len, ==, 1);
-  g_assert_cmpint (event_at (fx, 0), ==, MEMNOTIFY_EVENT_PRESSURE);
-  g_assert_no_errno (close (writer));
-  iterate_until_idle (fx->context);
-  g_source_destroy (source);
-  g_assert_cmpuint (fx->destroyed, ==, 2);
-}
-
-/* Sources made without a level keep 0.2's behaviour on a FIFO: '1' is
- * pressure at LOW, digits 2 and 3 are not read. */
-static void
-test_levels_old_api (Fixture       *fx,
-                     gconstpointer  data G_GNUC_UNUSED)
-{
-  g_autoptr(GSource) source = attach_fifo_source (fx);
-  int writer = open_writer (fx->fifo);
-
   g_assert_false (memnotify_source_has_levels (source));
+  memnotify_source_set_callback (source, record_level, fx, NULL);
+  g_source_attach (source, fx->context);
+  writer = open_writer (fx->fifo);
   write_all (writer, "1\n");
   g_assert_true (g_main_context_iteration (fx->context, FALSE));
-  g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_LOW);
   write_all (writer, "3\n");
   iterate_until_idle (fx->context);
-  g_assert_cmpuint (fx->events->len, ==, 1);
+  write_all (writer, "0\n");
+  g_assert_true (g_main_context_iteration (fx->context, FALSE));
+  g_assert_cmpuint (fx->events->len, ==, 2);
+  g_assert_cmpint (event_at (fx, 0), ==,
+                   LEVEL_EVENT (MEMNOTIFY_LEVEL_MEDIUM, MEMNOTIFY_EVENT_PRESSURE));
+  g_assert_cmpint (event_at (fx, 1), ==,
+                   LEVEL_EVENT (MEMNOTIFY_LEVEL_NONE, MEMNOTIFY_EVENT_PRESSURE_OVER));
   g_assert_no_errno (close (writer));
   iterate_until_idle (fx->context);
   g_source_destroy (source);
 }
 
-/* With the PSI fallback, the triggers of the level asked for and up. */
-static void
-test_levels_psi (Fixture       *fx,
-                 gconstpointer  data G_GNUC_UNUSED)
-{
-  static const char critical[] = MEMNOTIFY_PSI_TRIGGER_CRITICAL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GSource) source = NULL;
-  g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
-  g_autofree char *psi = g_build_filename (fx->tmpdir, "memory.pressure", NULL);
-  g_autofree char *contents = NULL;
-  guint fds_before = count_open_fds ();
-  gsize length;
-
-  g_assert_true (g_file_set_contents (psi, "", -1, NULL));
-  g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
-  g_setenv ("MEMNOTIFY_PSI_PATH", psi, TRUE);
-
-  /* without the fallback flag: the device's error */
-  source = memnotify_source_new_full (MEMNOTIFY_LEVEL_MEDIUM, MEMNOTIFY_FLAGS_NONE, &error);
-  g_assert_null (source);
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
-  g_clear_error (&error);
-  g_assert_cmpuint (count_open_fds (), ==, fds_before);
-
-  source = memnotify_source_new_full (MEMNOTIFY_LEVEL_MEDIUM,
-                                      MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error);
-  g_assert_no_error (error);
-  g_assert_cmpint (memnotify_source_get_backend (source), ==, MEMNOTIFY_BACKEND_PSI);
-  g_assert_true (memnotify_source_has_levels (source));
-  /* medium and critical: two triggers, the critical one written last */
-  g_assert_cmpuint (count_open_fds (), ==, fds_before + 2);
-  g_assert_true (g_file_get_contents (psi, &contents, &length, NULL));
-  g_assert_cmpmem (contents, length, critical, sizeof critical);
-  g_clear_pointer (&source, g_source_unref);
-  g_assert_cmpuint (count_open_fds (), ==, fds_before);
-
-  source = memnotify_source_new_full (MEMNOTIFY_LEVEL_CRITICAL,
-                                      MEMNOTIFY_FLAGS_ALLOW_PSI_FALLBACK, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (count_open_fds (), ==, fds_before + 1);
-  g_clear_pointer (&source, g_source_unref);
-  g_assert_no_errno (g_unlink (psi));
-}
-
-/* memnotify_add_level*(): the default context, the notify on error, and
- * an error event reaches the level callback at NONE. */
+/* memnotify_add*() with a level: the default context, the notify on
+ * error. */
 static void
 test_levels_add (Fixture       *fx,
                  gconstpointer  data G_GNUC_UNUSED)
@@ -1242,29 +1186,29 @@ test_levels_add (Fixture       *fx,
   guint id;
 
   g_setenv ("MEMNOTIFY_DEVICE", fx->fifo, TRUE);
-  id = memnotify_add_level_full (MEMNOTIFY_LEVEL_LOW, G_PRIORITY_HIGH, record_level, fx,
-                                 count_destroy, &error);
+  id = memnotify_add_full (MEMNOTIFY_LEVEL_MEDIUM, MEMNOTIFY_FLAGS_NONE, G_PRIORITY_HIGH,
+                           record_level, fx, count_destroy, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (id, >, 0);
   writer = open_writer (fx->fifo);
-  write_all (writer, "1");
+  write_all (writer, "2");
   iterate_until_idle (global);
   g_assert_cmpuint (fx->events->len, ==, 1);
   g_assert_cmpint (event_at (fx, 0), ==,
-                   LEVEL_EVENT (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_EVENT_PRESSURE));
+                   LEVEL_EVENT (MEMNOTIFY_LEVEL_MEDIUM, MEMNOTIFY_EVENT_PRESSURE));
   g_assert_true (g_source_remove (id));
   g_assert_cmpuint (fx->destroyed, ==, 1);
   g_assert_no_errno (close (writer));
 
-  id = memnotify_add_level (MEMNOTIFY_LEVEL_CRITICAL, record_level, fx, &error);
+  id = memnotify_add (MEMNOTIFY_LEVEL_CRITICAL, record_level, fx, &error);
   g_assert_no_error (error);
   g_assert_true (g_source_remove (id));
 
   g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
-  id = memnotify_add_level_full (MEMNOTIFY_LEVEL_LOW, G_PRIORITY_DEFAULT, record_level, fx,
-                                 count_destroy, &error);
+  id = memnotify_add_full (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NO_PSI, G_PRIORITY_DEFAULT,
+                           record_level, fx, count_destroy, &error);
   g_assert_cmpuint (id, ==, 0);
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE);
   g_assert_cmpuint (fx->destroyed, ==, 2);
   iterate_until_idle (global);
 }
@@ -1283,7 +1227,7 @@ test_levels_bad (Fixture       *fx,
       GSource *source;
 
       g_test_expect_message ("memnotify", G_LOG_LEVEL_CRITICAL, "*min_level*");
-      source = memnotify_source_new_full (bad[i], MEMNOTIFY_FLAGS_NONE, NULL);
+      source = memnotify_source_new (bad[i], MEMNOTIFY_FLAGS_NONE, NULL);
       g_test_assert_expected_messages ();
       g_assert_null (source);
     }
@@ -1302,6 +1246,8 @@ test_strings (void)
   g_assert_true (G_TYPE_IS_ENUM (MEMNOTIFY_TYPE_LEVEL));
   g_assert_true (G_TYPE_IS_ENUM (MEMNOTIFY_TYPE_BACKEND));
   g_assert_true (G_TYPE_IS_FLAGS (MEMNOTIFY_TYPE_FLAGS));
+  g_assert_true (G_TYPE_IS_ENUM (MEMNOTIFY_TYPE_ERROR));
+  g_assert_cmpstr (g_quark_to_string (MEMNOTIFY_ERROR), ==, "memnotify-error-quark");
 }
 
 int
@@ -1333,15 +1279,12 @@ main (int   argc,
   ADD ("/memnotify/psi/missing", test_psi_missing);
   ADD ("/memnotify/psi/kernel", test_psi_kernel);
   ADD ("/memnotify/psi/over", test_psi_over);
-  ADD ("/memnotify/psi/levels", test_psi_levels);
   ADD ("/memnotify/error/runtime/subprocess", test_runtime_error_subprocess);
   g_test_add_func ("/memnotify/error/runtime", test_runtime_error);
   ADD ("/memnotify/closure", test_closure);
   ADD ("/memnotify/set-callback-and-level", test_set_callback_and_level);
-  ADD ("/memnotify/levels/then-plain-callback", test_level_then_plain_callback);
   ADD ("/memnotify/levels/fifo", test_levels_fifo);
-  ADD ("/memnotify/levels/old-api", test_levels_old_api);
-  ADD ("/memnotify/levels/psi", test_levels_psi);
+  ADD ("/memnotify/levels/one-level", test_levels_one_level);
   ADD ("/memnotify/levels/add", test_levels_add);
   ADD ("/memnotify/levels/bad", test_levels_bad);
   g_test_add_func ("/memnotify/strings", test_strings);

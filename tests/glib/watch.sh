@@ -54,11 +54,11 @@ wait_lines() {
 
 # 1: missing device: clear error, exit status 1 (a path in
 # MEMNOTIFY_DEVICE is not blamed on the kernel).
-MEMNOTIFY_DEVICE="$tmp/none" "$watch" >"$tmp/out" 2>"$tmp/err"
+MEMNOTIFY_DEVICE="$tmp/none" "$watch" --no-psi >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ "$rc" -eq 1 ] && grep -q "$tmp/none does not exist" "$tmp/err" &&
 	! grep -q 'CONFIG_MEM_NOTIFY' "$tmp/err"; then
-	ok "missing device: exit status 1, names the path, does not blame the kernel"
+	ok "missing device, --no-psi: exit status 1, names the path, does not blame the kernel"
 else
 	not_ok "missing device: exit status $rc"
 fi
@@ -87,30 +87,32 @@ rc=$?
 pid=
 exec 3>&-
 if [ "$rc" -eq 0 ] &&
-	sed -n 1p "$tmp/out" | grep -Eq '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+[-+][0-9:]+ pressure$' &&
-	sed -n 2p "$tmp/out" | grep -Eq ' pressure-over$'; then
+	sed -n 1p "$tmp/out" |
+	grep -Eq '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+[-+][0-9:]+ pressure level=low bytes_hint=0$' &&
+	sed -n 2p "$tmp/out" | grep -Eq ' pressure-over level=none bytes_hint=0$'; then
 	ok "FIFO device: pressure and pressure-over lines"
 else
 	not_ok "FIFO device: exit status $rc"
 fi
 
-# 4: --psi-fallback when the device is missing (FIFO as PSI stand-in).
+# 4: PSI where the device is missing (FIFO as PSI stand-in): a chunk
+# with the digit 2 is the medium trigger.
 rm -f "$tmp/fifo"
 mkfifo "$tmp/fifo"
 MEMNOTIFY_DEVICE="$tmp/none" MEMNOTIFY_PSI_PATH="$tmp/fifo" \
-	timeout 20 "$watch" --psi-fallback --count 1 >"$tmp/out" 2>"$tmp/err" &
+	timeout 20 "$watch" --count 1 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 open_fifo "$tmp/fifo"
-printf 'x' >&3
+printf '2' >&3
 wait "$pid"
 rc=$?
 pid=
 exec 3>&-
 if [ "$rc" -eq 0 ] && grep -q 'backend: psi' "$tmp/err" &&
-	grep -q ' pressure$' "$tmp/out"; then
-	ok "--psi-fallback: PSI backend reported, pressure line"
+	grep -q ' pressure level=medium bytes_hint=0$' "$tmp/out"; then
+	ok "no device: PSI backend reported, a pressure line at medium"
 else
-	not_ok "--psi-fallback: exit status $rc"
+	not_ok "no device, PSI: exit status $rc"
 fi
 
 # 5: a failure after start-up (the FIFO is gone when the writer leaves):

@@ -123,7 +123,9 @@ glib_source_examples_memnotify_watch_LDADD = glib-source/libmemnotify-glib.la $(
 
 # -no-install: a real binary, not a libtool wrapper, so valgrind.sh can run it.
 check_PROGRAMS += tests/glib/test-memnotify-source
-tests_glib_test_memnotify_source_SOURCES = tests/glib/test-memnotify-source.c
+# The FIFO stand-in's shim is linked in: its ioctl() answers for the FIFO.
+tests_glib_test_memnotify_source_SOURCES = tests/glib/test-memnotify-source.c \
+	tests/shim/fifo-device-shim.c
 tests_glib_test_memnotify_source_CPPFLAGS = $(MEMNOTIFY_GLIB_CPPFLAGS)
 tests_glib_test_memnotify_source_CFLAGS = $(MEMNOTIFY_GLIB_CFLAGS)
 # (the convenience library: the test uses the private construct-time
@@ -141,7 +143,10 @@ tests_glib_test_memnotify_device_LDADD = glib-source/libmemnotify-glib-core.la $
 # An unchanged GIO client: links GIO only, loads the module from the
 # build tree (GIO_MODULE_DIR).
 check_PROGRAMS += tests/glib/test-gio-monitor
-tests_glib_test_gio_monitor_SOURCES = tests/glib/test-gio-monitor.c
+# The shim is linked in and exported, so that the module it loads calls
+# its ioctl().
+tests_glib_test_gio_monitor_SOURCES = tests/glib/test-gio-monitor.c tests/shim/fifo-device-shim.c
+tests_glib_test_gio_monitor_LDFLAGS = -Wl,--export-dynamic
 tests_glib_test_gio_monitor_CPPFLAGS = $(MEMNOTIFY_GLIB_CPPFLAGS)
 tests_glib_test_gio_monitor_CFLAGS = $(MEMNOTIFY_GLIB_CFLAGS)
 tests_glib_test_gio_monitor_LDADD = $(GLIB_LIBS)

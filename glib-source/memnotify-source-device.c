@@ -1,8 +1,11 @@
 /* memnotify-glib - the device backend of the memnotify GSource
  *
- * One job: a source on /dev/mem_notify (or a FIFO standing in for it in
- * tests) that asks the kernel for its level and reads it with each
- * notification: as a digit, or as a record with the bytes to get back.
+ * One job: a source on /dev/mem_notify that asks the kernel for its
+ * level and reads it with each notification: as a digit, or as a record
+ * with the bytes to get back. A FIFO standing in for the device in tests
+ * is treated as the device (a bare FIFO answers the ioctl as a kernel
+ * with one level does; tests/shim/fifo-device-shim.c gives it levels
+ * and records), except that it is reopened when its writer leaves.
  * Opening and reading the device file is in memnotify-device.c.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -36,9 +39,7 @@ memnotify_source_device_new (MemnotifyLevel                 min_level,
   if (fd < 0)
     return NULL;
 
-  if (is_fifo)
-    has_levels = !options->fifo_one_level;
-  else if (!memnotify_device_set_level (fd, device, min_level, &has_levels, &has_records, error))
+  if (!memnotify_device_set_level (fd, device, min_level, &has_levels, &has_records, error))
     {
       close (fd);
       return NULL;

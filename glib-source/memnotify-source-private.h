@@ -27,9 +27,6 @@ typedef struct
 {
   /* The device, in place of $MEMNOTIFY_DEVICE or /dev/mem_notify. */
   const char *device_path;
-  /* A FIFO device stand-in speaks as a kernel with one level: '1' is
-   * pressure (at MEDIUM), '0' its end. Otherwise its digits are levels. */
-  gboolean fifo_one_level;
   /* PRESSURE_OVER after this many ms without a PSI trigger; 0: the
    * default, MEMNOTIFY_PSI_QUIET_MS. */
   guint psi_quiet_ms;

@@ -37,8 +37,9 @@
  *
  * Two environment variables point the library elsewhere, as the GIO
  * module has no other way to be configured: `MEMNOTIFY_DEVICE`, the
- * device's path (a FIFO there stands in for the device in tests: the
- * last digit '0' to '3' of each chunk written to it is the level), and
+ * device's path (a FIFO there stands in for the device in tests: what
+ * is written to it is what the device returns; bare, it answers as a
+ * kernel with one level, '1' pressure and '0' its end), and
  * `MEMNOTIFY_PSI_PATH`, the PSI file (a FIFO there stands in for PSI:
  * the last digit '1' to '3' of each chunk is the level of a trigger).
  *

@@ -14,18 +14,11 @@ check_PROGRAMS += integrations/sqlite/sqlite-memnotify-stress
 integrations_sqlite_sqlite_memnotify_stress_SOURCES = integrations/sqlite/sqlite-memnotify-stress.c
 integrations_sqlite_sqlite_memnotify_stress_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) -pthread
 integrations_sqlite_sqlite_memnotify_stress_LDADD = $(SQLITE_LIBS) -lpthread
-# A test preload: MEM_NOTIFY_SET_LEVEL succeeds on a FIFO, so the test can
-# write the kernel's records into it. -rpath: built shared, never installed.
-check_LTLIBRARIES += integrations/sqlite/fifo-records-shim.la
-integrations_sqlite_fifo_records_shim_la_SOURCES = integrations/sqlite/fifo-records-shim.c
-integrations_sqlite_fifo_records_shim_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/glib-source
-integrations_sqlite_fifo_records_shim_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
-integrations_sqlite_fifo_records_shim_la_LIBADD = -ldl
 TESTS += integrations/sqlite/test-sqlite-memnotify.sh
 integrations/sqlite/test-sqlite-memnotify.log: \
 	integrations/sqlite/memnotify-sqlite-demo$(EXEEXT) \
 	integrations/sqlite/sqlite-memnotify-stress$(EXEEXT) \
-	integrations/sqlite/fifo-records-shim.la
+	tests/shim/fifo-device-shim.la
 # The patch under a busy workload: NOMUTEX connections, registry cost,
 # logging in child processes, fork().
 TESTS += integrations/sqlite/test-sqlite-memnotify-robust.sh

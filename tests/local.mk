@@ -27,6 +27,19 @@ noinst_PROGRAMS += tests/guest/mn-fair
 tests_guest_mn_fair_SOURCES = tests/guest/mn-fair.c
 tests_guest_mn_fair_LDFLAGS = $(static_link_flags)
 
+# A test stand-in: a FIFO answers MEM_NOTIFY_SET_LEVEL as a kernel with
+# levels (and records) does (tests/shim/fifo-device-shim.c), preloaded by
+# the host tests that write levels or records into a FIFO. -rpath: built
+# shared, never installed.
+check_LTLIBRARIES += tests/shim/fifo-device-shim.la
+tests_shim_fifo_device_shim_la_SOURCES = tests/shim/fifo-device-shim.c
+tests_shim_fifo_device_shim_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/glib-source
+tests_shim_fifo_device_shim_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_shim_fifo_device_shim_la_LIBADD = -ldl
+AM_TESTS_ENVIRONMENT += \
+	MEMNOTIFY_FIFO_SHIM='$(abs_top_builddir)/tests/shim/.libs/fifo-device-shim.so'; \
+	export MEMNOTIFY_FIFO_SHIM;
+
 # The harness's self-tests first: host-only, seconds, and they show that
 # the VM tests below fail on a kernel WARNING, a stale log, a runner's exit
 # status or a short plan (tests/harness/).

@@ -43,3 +43,19 @@ tap_cached_build() {
 	fi
 	ok "${3##*/}: $(wc -l <"$1") packages in $(dirname "$(head -n 1 "$1")")"
 }
+
+# tap_fifo_device_shim: preload tests/shim/fifo-device-shim.so into every
+# program the test runs ($MEMNOTIFY_FIFO_SHIM, set by make check, or the
+# build tree's), so that a FIFO standing in for /dev/mem_notify answers as
+# a kernel with levels and without records; bails out if it is not built.
+tap_fifo_device_shim() {
+	local shim=${MEMNOTIFY_FIFO_SHIM:-${top_builddir:-.}/tests/shim/.libs/fifo-device-shim.so}
+
+	if [ ! -f "$shim" ]; then
+		echo "Bail out! $shim is not built (make check builds it)"
+		exit 1
+	fi
+	LD_PRELOAD=$shim${LD_PRELOAD:+:$LD_PRELOAD}
+	MEMNOTIFY_SHIM_RECORDS=0
+	export LD_PRELOAD MEMNOTIFY_SHIM_RECORDS
+}

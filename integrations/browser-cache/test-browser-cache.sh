@@ -32,19 +32,15 @@ trap cleanup EXIT
 args="--cache-mib 48 --fill-rate-mib 96 --status-interval 1 --backoff-seconds 60 --duration 60"
 
 echo "1..20"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	for f in "$tmp/err" "$tmp/out"; do
-		[ -s "$f" ] && sed "s|^|# $(basename "$f"): |" "$f" | tail -n 20
-	done
-}
+# shellcheck source=../../tests/tap.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
+TAP_TAIL=20
+# The FIFO speaks the device's levels.
+tap_fifo_device_shim
 check() { # check DESC COND...: ok if the shell condition holds
 	d=$1
 	shift
-	if eval "$*"; then ok "$d"; else not_ok "$d"; fi
+	if eval "$*"; then ok "$d"; else not_ok "$d" "$tmp/err" "$tmp/out"; fi
 }
 
 # wait_for PATTERN [SECS]: wait until a line of $tmp/out matches PATTERN.
@@ -99,7 +95,7 @@ pid=$!
 if wait_for '^cache full: cache_bytes=' 20; then
 	ok "the cache fills up: $(grep -m1 '^cache full:' "$tmp/out")"
 else
-	not_ok "the cache fills up"
+	not_ok "the cache fills up" "$tmp/err" "$tmp/out"
 fi
 sleep 1.2     # a status line while full, and some browsing
 timeout 10 sh -c 'printf "2\n" >"$1"' sh "$tmp/fifo"
@@ -108,7 +104,7 @@ if wait_for '^released_bytes=' 10; then
 	ok "a pressure event is answered: $line"
 else
 	line=
-	not_ok "a pressure event is answered"
+	not_ok "a pressure event is answered" "$tmp/err" "$tmp/out"
 fi
 # released_bytes=N cache_bytes=B->A rss_kib=B->A event=N ...
 set -- $(printf '%s\n' "$line" | sed -n \
@@ -134,7 +130,7 @@ if wait_for '^released_bytes=.* event=2 ' 10; then
 	check "a repeat within 5 s frees more: $line2" \
 		'[ $((after2 * 4)) -le "$before2" ] && printf "%s\n" "$line2" | grep -q " level=1$"'
 else
-	not_ok "a repeat within 5 s frees more"
+	not_ok "a repeat within 5 s frees more" "$tmp/err" "$tmp/out"
 fi
 # While backing off (--backoff-seconds 60) the cache does not grow again.
 sleep 1.5
@@ -158,7 +154,7 @@ timeout 10 sh -c 'printf "2\n" >"$1"' sh "$tmp/fifo"
 if wait_for '^refill ' 10 && wait_count '^cache full: ' 2 10; then
 	ok "the cache refills after --backoff-seconds: $(grep '^refill' "$tmp/out" | head -n 1)"
 else
-	not_ok "the cache refills after --backoff-seconds"
+	not_ok "the cache refills after --backoff-seconds" "$tmp/err" "$tmp/out"
 fi
 timeout 10 sh -c 'printf "2\n" >"$1"' sh "$tmp/fifo"
 wait_for '^released_bytes=.* event=2 ' 10
@@ -184,7 +180,7 @@ pid=$!
 if wait_for '^cache full: cache_bytes=' 60 && grep -q 'notifications disabled' "$tmp/out"; then
 	ok "control run: notifications disabled, the cache fills up"
 else
-	not_ok "control run: notifications disabled, the cache fills up"
+	not_ok "control run: notifications disabled, the cache fills up" "$tmp/err" "$tmp/out"
 fi
 # Nobody reads the FIFO: open it read-write so that the write cannot block.
 exec 3<>"$tmp/fifo"
@@ -216,7 +212,7 @@ if wait_for '^released_bytes=' 10; then
 	check "critical: the whole cache released: $line" \
 		'printf "%s\n" "$line" | grep -q "cache_bytes=[0-9]*->0 .* pressure=critical hint_bytes=0 "'
 else
-	not_ok "critical: the whole cache released"
+	not_ok "critical: the whole cache released" "$tmp/err" "$tmp/out"
 fi
 stop
 check "levels: SIGTERM exits 0 (got $rc) with events=1" \

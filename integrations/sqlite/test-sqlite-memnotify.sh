@@ -8,7 +8,7 @@
 # /dev/mem_notify: writing "1\n" into the FIFO is one event. Control runs use
 # the system library, and the patched one with SQLITE_MEMNOTIFY unset.
 # Points 14-18 give the watcher the kernel's records (memnotify patch 15):
-# fifo-records-shim.so, preloaded, makes MEM_NOTIFY_SET_LEVEL succeed on the
+# tests/shim/fifo-device-shim.so, preloaded, makes MEM_NOTIFY_SET_LEVEL succeed on the
 # FIFO, and the test writes struct mem_notify_record into it. The demo has 4
 # connections of 8 MiB; a record asking for 12 MiB at medium must release 2
 # of them, and the same write without the shim (no records) all 4.
@@ -265,7 +265,7 @@ else
 fi
 
 # --- 14-18: the kernel's records: release until the hint is met ----------
-shim=$builddir/integrations/sqlite/.libs/fifo-records-shim.so
+shim=${MEMNOTIFY_FIFO_SHIM:-$builddir/tests/shim/.libs/fifo-device-shim.so}
 MIB_EACH=8 NCONN=4
 
 # record LEVEL RECLAIM_BYTES: write one struct mem_notify_record (48 bytes,
@@ -296,11 +296,11 @@ else
 	exec 3<>"$fifo"
 	# 14: the watcher asked for records from medium up
 	i=0
-	until grep -q '^fifo-records-shim: ' "$tmp/records.err" || [ $i -ge 50 ]; do
+	until grep -q '^fifo-device-shim: ' "$tmp/records.err" || [ $i -ge 50 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	if grep -qx 'fifo-records-shim: level=2 flags=1' "$tmp/records.err"; then
+	if grep -qx 'fifo-device-shim: level=2 flags=1' "$tmp/records.err"; then
 		ok "the watcher asks for records from level medium up"
 	else
 		not_ok "the watcher did not ask for records at medium" "$tmp/records.err"

@@ -24,6 +24,13 @@ if [ -z "$python" ]; then
 	exit 0
 fi
 
+# The FIFOs speak the device's levels (tests/shim/fifo-device-shim.c).
+shim=${MEMNOTIFY_FIFO_SHIM:-$builddir/tests/shim/.libs/fifo-device-shim.so}
+if [ ! -f "$shim" ]; then
+	echo "Bail out! $shim is not built (make check builds it)"
+	exit 1
+fi
+LD_PRELOAD="$shim" MEMNOTIFY_SHIM_RECORDS=0 \
 GI_TYPELIB_PATH="$builddir/glib-source${GI_TYPELIB_PATH:+:$GI_TYPELIB_PATH}" \
 LD_LIBRARY_PATH="$builddir/glib-source/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 G_DEBUG=fatal-warnings top_srcdir="$srcdir" \

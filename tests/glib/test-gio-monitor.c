@@ -173,6 +173,50 @@ test_psi_subprocess (void)
   g_array_unref (received.levels);
 }
 
+/* A kernel whose device has one level (a bare FIFO: the shim passes
+ * MEM_NOTIFY_SET_LEVEL on, ENOTTY): a pressure event is LOW, one within
+ * 5 s of the previous one MEDIUM, a third CRITICAL and so on; "pressure
+ * over", or 5 s without pressure, starts again at LOW. */
+static void
+test_one_level_subprocess (void)
+{
+  const char *fifo = g_getenv ("MEMNOTIFY_DEVICE");
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autoptr(GMemoryMonitor) monitor = NULL;
+  Received received = { g_array_new (FALSE, FALSE, sizeof (GMemoryMonitorWarningLevel)), NULL };
+  static const GMemoryMonitorWarningLevel expected[] = {
+    G_MEMORY_MONITOR_WARNING_LEVEL_LOW, G_MEMORY_MONITOR_WARNING_LEVEL_MEDIUM,
+    G_MEMORY_MONITOR_WARNING_LEVEL_CRITICAL, G_MEMORY_MONITOR_WARNING_LEVEL_CRITICAL,
+    /* after "pressure over" */
+    G_MEMORY_MONITOR_WARNING_LEVEL_LOW, G_MEMORY_MONITOR_WARNING_LEVEL_MEDIUM,
+    /* after 5 s without pressure */
+    G_MEMORY_MONITOR_WARNING_LEVEL_LOW,
+  };
+  int writer;
+  guint n = 0;
+
+  g_main_context_push_thread_default (context);
+  monitor = g_memory_monitor_dup_default ();
+  g_assert_cmpstr (G_OBJECT_TYPE_NAME (monitor), ==, MODULE_TYPE_NAME);
+  g_signal_connect (monitor, "low-memory-warning", G_CALLBACK (on_warning), &received);
+  writer = open (fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  g_assert_cmpint (writer, >=, 0);
+
+  for (; n < 4; n++)
+    pressure (context, writer, "1\n", &received, n + 1);
+  pressure (context, writer, "0\n", &received, n);
+  for (; n < 6; n++)
+    pressure (context, writer, "1\n", &received, n + 1);
+  g_usleep (5200 * G_TIME_SPAN_MILLISECOND);
+  pressure (context, writer, "1\n", &received, ++n);
+
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    g_assert_cmpint (level_at (&received, i), ==, expected[i]);
+  g_assert_no_errno (close (writer));
+  g_main_context_pop_thread_default (context);
+  g_array_unref (received.levels);
+}
+
 static void
 test_missing_subprocess (void)
 {
@@ -228,6 +272,14 @@ test_missing (void)
 }
 
 static void
+test_one_level (void)
+{
+  g_setenv ("MEMNOTIFY_SHIM_LEVELS", "0", TRUE);
+  run ("/gio-monitor/one-level/subprocess", "mem_notify", "no-psi");
+  g_unsetenv ("MEMNOTIFY_SHIM_LEVELS");
+}
+
+static void
 test_psi (void)
 {
   run ("/gio-monitor/psi/subprocess", "nonexistent", "mem_notify");
@@ -256,6 +308,9 @@ main (int   argc,
   int ret;
 
   g_test_init (&argc, &argv, NULL);
+  /* The FIFO stands in for a device with levels and without records
+   * (tests/shim/fifo-device-shim.c, linked in and exported). */
+  g_setenv ("MEMNOTIFY_SHIM_RECORDS", "0", TRUE);
 
   if (!g_test_subprocess ())
     {
@@ -272,6 +327,8 @@ main (int   argc,
   g_test_add_func ("/gio-monitor/fifo", test_fifo);
   g_test_add_func ("/gio-monitor/fifo/subprocess", test_fifo_subprocess);
   g_test_add_func ("/gio-monitor/missing", test_missing);
+  g_test_add_func ("/gio-monitor/one-level", test_one_level);
+  g_test_add_func ("/gio-monitor/one-level/subprocess", test_one_level_subprocess);
   g_test_add_func ("/gio-monitor/psi", test_psi);
   g_test_add_func ("/gio-monitor/psi/subprocess", test_psi_subprocess);
   g_test_add_func ("/gio-monitor/missing/subprocess", test_missing_subprocess);

@@ -29,9 +29,10 @@ cleanup() {
 trap cleanup EXIT
 
 echo "1..5"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$tmp/err" "$tmp/out" 2>/dev/null; }
+# shellcheck source=../tap.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
+# The FIFO speaks the device's levels.
+tap_fifo_device_shim
 
 # open_fifo FIFO: opens FIFO on fd 3 for writing, without waiting for a
 # reader: read-write, which never blocks on Linux (write-only blocks until
@@ -60,7 +61,7 @@ if [ "$rc" -eq 1 ] && grep -q "$tmp/none does not exist" "$tmp/err" &&
 	! grep -q 'CONFIG_MEM_NOTIFY' "$tmp/err"; then
 	ok "missing device, --no-psi: exit status 1, names the path, does not blame the kernel"
 else
-	not_ok "missing device: exit status $rc"
+	not_ok "missing device: exit status $rc" "$tmp/err" "$tmp/out"
 fi
 
 # 2: not a device: exit status 1.
@@ -70,7 +71,7 @@ rc=$?
 if [ "$rc" -eq 1 ] && grep -q 'not a mem_notify device' "$tmp/err"; then
 	ok "regular file: exit status 1, not a mem_notify device"
 else
-	not_ok "regular file: exit status $rc"
+	not_ok "regular file: exit status $rc" "$tmp/err" "$tmp/out"
 fi
 
 # 3: a FIFO standing in for the device: one timestamped line per event.
@@ -92,7 +93,7 @@ if [ "$rc" -eq 0 ] &&
 	sed -n 2p "$tmp/out" | grep -Eq ' pressure-over level=none bytes_hint=0$'; then
 	ok "FIFO device: pressure and pressure-over lines"
 else
-	not_ok "FIFO device: exit status $rc"
+	not_ok "FIFO device: exit status $rc" "$tmp/err" "$tmp/out"
 fi
 
 # 4: PSI where the device is missing (FIFO as PSI stand-in): a chunk
@@ -112,7 +113,7 @@ if [ "$rc" -eq 0 ] && grep -q 'backend: psi' "$tmp/err" &&
 	grep -q ' pressure level=medium bytes_hint=0$' "$tmp/out"; then
 	ok "no device: PSI backend reported, a pressure line at medium"
 else
-	not_ok "no device, PSI: exit status $rc"
+	not_ok "no device, PSI: exit status $rc" "$tmp/err" "$tmp/out"
 fi
 
 # 5: a failure after start-up (the FIFO is gone when the writer leaves):
@@ -134,5 +135,5 @@ if [ "$rc" -eq 1 ] && grep -q 'memnotify-watch: error: Cannot reopen FIFO' "$tmp
 	! grep -q 'WARNING' "$tmp/err"; then
 	ok "failure after start-up: error reported, exit status 1, no warning"
 else
-	not_ok "failure after start-up: exit status $rc"
+	not_ok "failure after start-up: exit status $rc" "$tmp/err" "$tmp/out"
 fi

@@ -26,8 +26,9 @@ G_BEGIN_DECLS
  *   lacks it, or `MEMNOTIFY_DEVICE` names a file that does not exist)
  *   and, unless %MEMNOTIFY_FLAGS_NO_PSI was given, no usable PSI memory
  *   trigger either; the message gives each reason.
- * @MEMNOTIFY_ERROR_PERMISSION: the device or PSI file exists but may not
- *   be opened (or, for PSI, a trigger may not be written).
+ * @MEMNOTIFY_ERROR_PERMISSION: the device exists but may not be opened
+ *   (where PSI fails too, the error is %MEMNOTIFY_ERROR_NO_DEVICE, its
+ *   message giving the PSI file's reason).
  * @MEMNOTIFY_ERROR_NOT_DEVICE: the file is not a mem_notify device (a
  *   regular file, another device node, an empty `MEMNOTIFY_DEVICE`).
  * @MEMNOTIFY_ERROR_FAILED: the source failed after it was created (a

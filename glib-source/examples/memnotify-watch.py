@@ -4,10 +4,12 @@
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-#   memnotify-watch.py [--psi-fallback] [--device=PATH] [--count=N]
+#   memnotify-watch.py [--level=LEVEL] [--no-psi] [--device=PATH] [--count=N]
 #
-# Exit status: 0 after --count events or SIGINT, 1 if the source cannot
-# be created or fails later, 2 on a usage error.
+# Prints "TIME EVENT level=LEVEL bytes_hint=N" for each event.
+#
+# Exit status: 0 after --count events or SIGINT/SIGTERM, 1 if the source
+# cannot be created or fails later, 2 on a usage error.
 
 import argparse
 import datetime

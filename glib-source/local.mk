@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # glib-source/: the memnotify-glib library, its GIO module, introspection,
-# API reference, example and host tests (tests/glib/). Included by the top
+# API reference, example and host tests (glib-source/tests/). Included by the top
 # Makefile.am; paths are relative to the top.
 
 MEMNOTIFY_GLIB_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/glib-source \
@@ -91,7 +91,7 @@ gir_DATA = $(INTROSPECTION_GIRS)
 typelibdir = $(libdir)/girepository-1.0
 typelib_DATA = $(INTROSPECTION_GIRS:.gir=.typelib)
 CLEANFILES += $(gir_DATA) $(typelib_DATA)
-tests/glib/python.log: glib-source/Memnotify-0.typelib
+glib-source/tests/python.log: glib-source/Memnotify-0.typelib
 endif
 
 # API reference, made from the .gir by gi-docgen into
@@ -112,8 +112,8 @@ clean-local:
 	rm -rf glib-source/reference
 endif
 EXTRA_DIST += glib-source/memnotify-glib.toml m4/introspection.m4 \
-	glib-source/examples/memnotify-watch.py tests/glib/python.sh \
-	tests/glib/test-memnotify-gi.py
+	glib-source/examples/memnotify-watch.py glib-source/tests/python.sh \
+	glib-source/tests/test-memnotify-gi.py
 
 bin_PROGRAMS += glib-source/examples/memnotify-watch
 glib_source_examples_memnotify_watch_SOURCES = glib-source/examples/memnotify-watch.c
@@ -122,44 +122,44 @@ glib_source_examples_memnotify_watch_CFLAGS = $(MEMNOTIFY_GLIB_CFLAGS)
 glib_source_examples_memnotify_watch_LDADD = glib-source/libmemnotify-glib.la $(GLIB_LIBS)
 
 # -no-install: a real binary, not a libtool wrapper, so valgrind.sh can run it.
-check_PROGRAMS += tests/glib/test-memnotify-source
+check_PROGRAMS += glib-source/tests/test-memnotify-source
 # The FIFO stand-in's shim is linked in: its ioctl() answers for the FIFO.
-tests_glib_test_memnotify_source_SOURCES = tests/glib/test-memnotify-source.c \
+glib_source_tests_test_memnotify_source_SOURCES = glib-source/tests/test-memnotify-source.c \
 	tests/shim/fifo-device-shim.c
-tests_glib_test_memnotify_source_CPPFLAGS = $(MEMNOTIFY_GLIB_CPPFLAGS)
-tests_glib_test_memnotify_source_CFLAGS = $(MEMNOTIFY_GLIB_CFLAGS)
+glib_source_tests_test_memnotify_source_CPPFLAGS = $(MEMNOTIFY_GLIB_CPPFLAGS)
+glib_source_tests_test_memnotify_source_CFLAGS = $(MEMNOTIFY_GLIB_CFLAGS)
 # (the convenience library: the test uses the private construct-time
 # options of memnotify-source-private.h)
-tests_glib_test_memnotify_source_LDADD = glib-source/libmemnotify-glib-core.la $(GLIB_LIBS)
-tests_glib_test_memnotify_source_LDFLAGS = -no-install
+glib_source_tests_test_memnotify_source_LDADD = glib-source/libmemnotify-glib-core.la $(GLIB_LIBS)
+glib_source_tests_test_memnotify_source_LDFLAGS = -no-install
 
 # The internal device code (records), linked from the convenience library.
-check_PROGRAMS += tests/glib/test-memnotify-device
-tests_glib_test_memnotify_device_SOURCES = tests/glib/test-memnotify-device.c
-tests_glib_test_memnotify_device_CPPFLAGS = $(MEMNOTIFY_GLIB_CPPFLAGS)
-tests_glib_test_memnotify_device_CFLAGS = $(MEMNOTIFY_GLIB_CFLAGS)
-tests_glib_test_memnotify_device_LDADD = glib-source/libmemnotify-glib-core.la $(GLIB_LIBS)
+check_PROGRAMS += glib-source/tests/test-memnotify-device
+glib_source_tests_test_memnotify_device_SOURCES = glib-source/tests/test-memnotify-device.c
+glib_source_tests_test_memnotify_device_CPPFLAGS = $(MEMNOTIFY_GLIB_CPPFLAGS)
+glib_source_tests_test_memnotify_device_CFLAGS = $(MEMNOTIFY_GLIB_CFLAGS)
+glib_source_tests_test_memnotify_device_LDADD = glib-source/libmemnotify-glib-core.la $(GLIB_LIBS)
 
 # An unchanged GIO client: links GIO only, loads the module from the
 # build tree (GIO_MODULE_DIR).
-check_PROGRAMS += tests/glib/test-gio-monitor
+check_PROGRAMS += glib-source/tests/test-gio-monitor
 # The shim is linked in and exported, so that the module it loads calls
 # its ioctl().
-tests_glib_test_gio_monitor_SOURCES = tests/glib/test-gio-monitor.c tests/shim/fifo-device-shim.c
-tests_glib_test_gio_monitor_LDFLAGS = -Wl,--export-dynamic
-tests_glib_test_gio_monitor_CPPFLAGS = $(MEMNOTIFY_GLIB_CPPFLAGS)
-tests_glib_test_gio_monitor_CFLAGS = $(MEMNOTIFY_GLIB_CFLAGS)
-tests_glib_test_gio_monitor_LDADD = $(GLIB_LIBS)
+glib_source_tests_test_gio_monitor_SOURCES = glib-source/tests/test-gio-monitor.c tests/shim/fifo-device-shim.c
+glib_source_tests_test_gio_monitor_LDFLAGS = -Wl,--export-dynamic
+glib_source_tests_test_gio_monitor_CPPFLAGS = $(MEMNOTIFY_GLIB_CPPFLAGS)
+glib_source_tests_test_gio_monitor_CFLAGS = $(MEMNOTIFY_GLIB_CFLAGS)
+glib_source_tests_test_gio_monitor_LDADD = $(GLIB_LIBS)
 # (built before the test runs, even with TESTS=...)
-EXTRA_tests_glib_test_gio_monitor_DEPENDENCIES = glib-source/gio-module/libgiomemnotify.la
+EXTRA_glib_source_tests_test_gio_monitor_DEPENDENCIES = glib-source/gio-module/libgiomemnotify.la
 
-TESTS += tests/glib/test-memnotify-source tests/glib/test-memnotify-device tests/glib/valgrind.sh tests/glib/watch.sh \
-	tests/glib/pkgconfig.sh tests/glib/test-gio-monitor tests/glib/python.sh
+TESTS += glib-source/tests/test-memnotify-source glib-source/tests/test-memnotify-device glib-source/tests/valgrind.sh glib-source/tests/watch.sh \
+	glib-source/tests/pkgconfig.sh glib-source/tests/test-gio-monitor glib-source/tests/python.sh
 # The scripts run binaries: build them first even with TESTS=... .
-tests/glib/valgrind.log: tests/glib/test-memnotify-source$(EXEEXT)
-tests/glib/watch.log: glib-source/examples/memnotify-watch$(EXEEXT)
+glib-source/tests/valgrind.log: glib-source/tests/test-memnotify-source$(EXEEXT)
+glib-source/tests/watch.log: glib-source/examples/memnotify-watch$(EXEEXT)
 
 EXTRA_DIST += glib-source/README.md glib-source/memnotify-glib.map \
-	glib-source/memnotify-glib.pc.in tests/glib/valgrind.sh tests/glib/watch.sh \
-	tests/glib/pkgconfig.sh
+	glib-source/memnotify-glib.pc.in glib-source/tests/valgrind.sh glib-source/tests/watch.sh \
+	glib-source/tests/pkgconfig.sh
 

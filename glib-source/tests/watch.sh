@@ -2,7 +2,7 @@
 # Tests the memnotify-watch example; speaks TAP.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Usage: tests/glib/watch.sh (top_builddir: the build tree, default .)
+# Usage: glib-source/tests/watch.sh (top_builddir: the build tree, default .)
 #
 # A FIFO stands in for the device. Nothing here waits without a bound: the
 # FIFO is opened read-write (open_fifo), the watcher runs under timeout(1)
@@ -29,7 +29,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "1..5"
-# shellcheck source=../tap.sh
+# shellcheck source=../../tests/tap.sh
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
 # The FIFO speaks the device's levels.
 tap_fifo_device_shim

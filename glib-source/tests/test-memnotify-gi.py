@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # memnotify-glib from Python through GObject introspection; speaks TAP.
-# A FIFO stands in for the device. Run by tests/glib/python.sh.
+# A FIFO stands in for the device. Run by glib-source/tests/python.sh.
 # The checks are check() calls, not assert statements: those vanish under
 # python3 -O (PYTHONOPTIMIZE). No wait is unbounded.
 # SPDX-License-Identifier: LGPL-2.1-or-later

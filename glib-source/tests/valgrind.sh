@@ -5,7 +5,7 @@ set -u
 
 builddir=${top_builddir:-.}
 srcdir=${top_srcdir:-.}
-test_prog="$builddir/tests/glib/test-memnotify-source"
+test_prog="$builddir/glib-source/tests/test-memnotify-source"
 
 if ! command -v valgrind >/dev/null 2>&1; then
 	echo "1..0 # SKIP valgrind is not installed"
@@ -20,7 +20,7 @@ echo "1..1"
 
 supp=
 for f in /usr/share/glib-2.0/valgrind/glib.supp \
-	"$srcdir/tests/glib/memnotify.supp"; do
+	"$srcdir/glib-source/tests/memnotify.supp"; do
 	[ -r "$f" ] && supp="$supp --suppressions=$f"
 done
 

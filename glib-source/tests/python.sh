@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs the GObject-introspection tests of memnotify-glib from Python
-# (tests/glib/test-memnotify-gi.py) against the build tree; speaks TAP.
+# (glib-source/tests/test-memnotify-gi.py) against the build tree; speaks TAP.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 set -u
 
@@ -34,4 +34,4 @@ LD_PRELOAD="$shim" MEMNOTIFY_SHIM_RECORDS=0 \
 GI_TYPELIB_PATH="$builddir/glib-source${GI_TYPELIB_PATH:+:$GI_TYPELIB_PATH}" \
 LD_LIBRARY_PATH="$builddir/glib-source/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 G_DEBUG=fatal-warnings top_srcdir="$srcdir" \
-	exec "$python" "$srcdir/tests/glib/test-memnotify-gi.py"
+	exec "$python" "$srcdir/glib-source/tests/test-memnotify-gi.py"

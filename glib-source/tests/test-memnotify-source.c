@@ -1,5 +1,9 @@
 /* Tests for memnotify-glib. A FIFO stands in for /dev/mem_notify.
  *
+ * Longer than the project's 500 lines on purpose: one program for the
+ * one public type, whose cases (the FIFO device, errors, PSI, levels)
+ * share the fixture and helpers at the top; run a group with -p PATH.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 

@@ -1,6 +1,9 @@
 /* memnotify-browser-cache - a browser-like cache of decoded pages and images
  * that gives memory back when /dev/mem_notify reports memory pressure.
  *
+ * One program in one file, longer than the project's 500 lines: a demo
+ * that a reader follows from its options to its cache and its callback.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Usage: memnotify-browser-cache [OPTION...]

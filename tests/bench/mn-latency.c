@@ -2,6 +2,9 @@
  * mn-latency - notification latency of /dev/mem_notify and of PSI triggers,
  * measured in the same run (runs inside the benchmark guest, as root).
  *
+ * One program in one file, longer than the project's 500 lines: the
+ * sampler, the watchers and the rounds share the state that times them.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Usage: mn-latency [-r ROUNDS] [-C CHUNK_MIB] [-X EXTRA_MIB] [-H HOLD_MS]

@@ -10,7 +10,7 @@ noinst_PROGRAMS += tests/guest/mn-watch tests/guest/mn-hog tests/guest/mn-badinp
 	tests/guest/mn-record
 tests_guest_mn_watch_SOURCES = tests/guest/mn-watch.c glib-source/memnotify-uapi.h
 tests_guest_mn_watch_LDFLAGS = $(static_link_flags)
-tests_guest_mn_hog_SOURCES = tests/guest/mn-hog.c tests/bench/mn-bench.c tests/bench/mn-bench.h
+tests_guest_mn_hog_SOURCES = tests/guest/mn-hog.c tests/guest/mn-bench.c tests/guest/mn-bench.h
 tests_guest_mn_hog_LDFLAGS = $(static_link_flags)
 tests_guest_mn_badinput_SOURCES = tests/guest/mn-badinput.c glib-source/memnotify-uapi.h
 tests_guest_mn_badinput_LDFLAGS = $(static_link_flags)
@@ -18,7 +18,7 @@ tests_guest_mn_record_SOURCES = tests/guest/mn-record.c glib-source/memnotify-ua
 tests_guest_mn_record_LDFLAGS = $(static_link_flags)
 # Exactly once on every readiness interface (tests/vm/once/once-check.sh).
 noinst_PROGRAMS += tests/guest/mn-once
-tests_guest_mn_once_SOURCES = tests/guest/mn-once.c tests/bench/mn-bench.c tests/bench/mn-bench.h
+tests_guest_mn_once_SOURCES = tests/guest/mn-once.c tests/guest/mn-bench.c tests/guest/mn-bench.h
 tests_guest_mn_once_CFLAGS = $(AM_CFLAGS) -pthread
 tests_guest_mn_once_LDFLAGS = $(static_link_flags) -pthread
 # One user's 10,000 watched files do not delay another user's watcher
@@ -100,32 +100,32 @@ tests/vm/vm-sd-event.log: stage
 VM_TESTS += tests/vm/vm-gio-clients.sh
 tests/vm/vm-gio-clients.log: stage
 
-# Guest programs of the benchmarks (tests/bench/, `make bench`, figures in
-# docs/benchmarks.md) and of the debug-kernel robustness test
-# (tests/robust/), linked statically like tests/guest/.
+# Guest programs (all in tests/guest/) of the benchmarks (tests/bench/,
+# `make bench`, figures in docs/benchmarks.md) and of the debug-kernel
+# robustness test (tests/robust/), linked statically like the others.
 bench_cflags = $(AM_CFLAGS) -pthread
-bench_programs = tests/bench/mn-latency tests/bench/mn-fanout tests/bench/mn-faultloop \
-	tests/bench/mn-signal
-robust_programs = tests/robust/mn-storm tests/robust/mn-oddinput
+bench_programs = tests/guest/mn-latency tests/guest/mn-fanout tests/guest/mn-faultloop \
+	tests/guest/mn-signal
+robust_programs = tests/guest/mn-storm tests/guest/mn-oddinput
 noinst_PROGRAMS += $(bench_programs) $(robust_programs)
-tests_bench_mn_latency_SOURCES = tests/bench/mn-latency.c tests/bench/mn-bench.c tests/bench/mn-bench.h \
+tests_guest_mn_latency_SOURCES = tests/guest/mn-latency.c tests/guest/mn-bench.c tests/guest/mn-bench.h \
 	glib-source/memnotify-uapi.h
-tests_bench_mn_latency_CFLAGS = $(bench_cflags)
-tests_bench_mn_latency_LDFLAGS = $(static_link_flags) -pthread
-tests_bench_mn_fanout_SOURCES = tests/bench/mn-fanout.c tests/bench/mn-bench.c tests/bench/mn-bench.h
-tests_bench_mn_fanout_CFLAGS = $(bench_cflags)
-tests_bench_mn_fanout_LDFLAGS = $(static_link_flags) -pthread
-tests_bench_mn_faultloop_SOURCES = tests/bench/mn-faultloop.c tests/bench/mn-bench.c tests/bench/mn-bench.h
-tests_bench_mn_faultloop_CFLAGS = $(bench_cflags)
-tests_bench_mn_faultloop_LDFLAGS = $(static_link_flags) -pthread
-tests_bench_mn_signal_SOURCES = tests/bench/mn-signal.c tests/bench/mn-bench.c tests/bench/mn-bench.h \
+tests_guest_mn_latency_CFLAGS = $(bench_cflags)
+tests_guest_mn_latency_LDFLAGS = $(static_link_flags) -pthread
+tests_guest_mn_fanout_SOURCES = tests/guest/mn-fanout.c tests/guest/mn-bench.c tests/guest/mn-bench.h
+tests_guest_mn_fanout_CFLAGS = $(bench_cflags)
+tests_guest_mn_fanout_LDFLAGS = $(static_link_flags) -pthread
+tests_guest_mn_faultloop_SOURCES = tests/guest/mn-faultloop.c tests/guest/mn-bench.c tests/guest/mn-bench.h
+tests_guest_mn_faultloop_CFLAGS = $(bench_cflags)
+tests_guest_mn_faultloop_LDFLAGS = $(static_link_flags) -pthread
+tests_guest_mn_signal_SOURCES = tests/guest/mn-signal.c tests/guest/mn-bench.c tests/guest/mn-bench.h \
 	glib-source/memnotify-uapi.h
-tests_bench_mn_signal_LDFLAGS = $(static_link_flags)
-tests_robust_mn_storm_SOURCES = tests/robust/mn-storm.c tests/bench/mn-bench.c tests/bench/mn-bench.h
-tests_robust_mn_storm_CFLAGS = $(bench_cflags)
-tests_robust_mn_storm_LDFLAGS = $(static_link_flags) -pthread
-tests_robust_mn_oddinput_SOURCES = tests/robust/mn-oddinput.c
-tests_robust_mn_oddinput_LDFLAGS = $(static_link_flags)
+tests_guest_mn_signal_LDFLAGS = $(static_link_flags)
+tests_guest_mn_storm_SOURCES = tests/guest/mn-storm.c tests/guest/mn-bench.c tests/guest/mn-bench.h
+tests_guest_mn_storm_CFLAGS = $(bench_cflags)
+tests_guest_mn_storm_LDFLAGS = $(static_link_flags) -pthread
+tests_guest_mn_oddinput_SOURCES = tests/guest/mn-oddinput.c
+tests_guest_mn_oddinput_LDFLAGS = $(static_link_flags)
 
 # The debug kernel (lockdep, atomic-sleep checks, KASAN): one busybox boot
 # with bad input, slab counts and a storm, and the Debian pressure scenario.
@@ -140,7 +140,7 @@ bench: $(bench_programs:=$(EXEEXT))
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 		$(SHELL) $(top_srcdir)/tests/bench/run-bench.sh $(BENCH_ARGS)
 	$(MAKE) $(AM_MAKEFLAGS) bench-signal
-bench-signal: tests/bench/mn-signal$(EXEEXT)
+bench-signal: tests/guest/mn-signal$(EXEEXT)
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 		$(SHELL) $(top_srcdir)/tests/bench/run-signal.sh $(BENCH_SIGNAL_ARGS)
 

@@ -72,7 +72,7 @@ mkdir -p "$out"
 boot_all() {
 # --- ingredients ----------------------------------------------------------
 progs=
-for p in mn-latency mn-fanout mn-faultloop; do progs="$progs $builddir/tests/bench/$p"; done
+for p in mn-latency mn-fanout mn-faultloop; do progs="$progs $builddir/tests/guest/$p"; done
 # shellcheck disable=SC2086
 mn_vm_initramfs "$out/initramfs.cpio.gz" "$srcdir/tests/bench/init" $progs >&2 ||
 	mn_die "cannot build the benchmark initramfs (see above)"

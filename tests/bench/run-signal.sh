@@ -102,7 +102,7 @@ if [ "$report" = 0 ]; then
 	work_disk "$out/work0.img" || mn_die "cannot make the work disk"
 	trap 'rm -f "$out/work0.img" "$out/work.img" "$out/swap.img"' EXIT
 	mn_vm_initramfs "$out/initramfs.cpio.gz" "$srcdir/tests/bench/signal-init" \
-		"$builddir/tests/bench/mn-signal" >&2 || mn_die "cannot build the initramfs (see above)"
+		"$builddir/tests/guest/mn-signal" >&2 || mn_die "cannot build the initramfs (see above)"
 	: >"$out/kernels"
 	for k in "${kernels[@]}"; do
 		name=${k%%=*} path=${k#*=}

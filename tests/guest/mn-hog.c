@@ -24,7 +24,7 @@
  * stops.
  * Exit status: 0 stopped normally, 1 error (device, mmap), 2 bad usage.
  */
-#include "tests/bench/mn-bench.h"
+#include "tests/guest/mn-bench.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -39,7 +39,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "tests/bench/mn-bench.h"
+#include "tests/guest/mn-bench.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -54,7 +54,7 @@ for opt in CONFIG_PROVE_LOCKING CONFIG_DEBUG_ATOMIC_SLEEP CONFIG_KASAN CONFIG_ME
 done
 echo "# $kernel: PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, KASAN"
 
-progs="tests/guest/mn-watch tests/guest/mn-hog tests/guest/mn-badinput tests/robust/mn-storm tests/robust/mn-oddinput"
+progs="tests/guest/mn-watch tests/guest/mn-hog tests/guest/mn-badinput tests/guest/mn-storm tests/guest/mn-oddinput"
 paths=()
 for p in $progs; do paths+=("$builddir/$p"); done
 mn_vm_initramfs "$out/initramfs.cpio.gz" "$srcdir/tests/robust/init" "${paths[@]}"

@@ -1,5 +1,5 @@
 /*
- * tests/bench/mn-bench.c - helpers shared by the guest benchmark and
+ * tests/guest/mn-bench.c - helpers shared by the guest benchmark and
  * robustness programs (see mn-bench.h).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later

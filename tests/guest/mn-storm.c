@@ -22,7 +22,7 @@
  * level-triggered waiters would otherwise spin on it.
  *
  * Unless -P, a child process drives repeated crossings of the pressure
- * point (mn_drive(), see tests/bench/mn-bench.c, freeing FREE_MIB, default
+ * point (mn_drive(), see tests/guest/mn-bench.c, freeing FREE_MIB, default
  * 16, each time), and the storm starts at its first crossing (after at most
  * WAIT seconds, default 600) and lasts SECONDS (default 30) while pressure
  * keeps coming and going.
@@ -33,7 +33,7 @@
  * sigio=.. crossings=.. errors=.." (crossings: during the storm). Exit status: 0 no error, 1 errors or
  * setup failure, 2 bad usage.
  */
-#include "tests/bench/mn-bench.h"
+#include "tests/guest/mn-bench.h"
 
 #include <errno.h>
 #include <fcntl.h>

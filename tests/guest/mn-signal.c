@@ -37,7 +37,7 @@
  *
  * Exit status: 0 done, 1 a system call failed, 2 bad usage.
  */
-#include "tests/bench/mn-bench.h"
+#include "tests/guest/mn-bench.h"
 
 #include "glib-source/memnotify-uapi.h"
 

@@ -1,5 +1,5 @@
 /*
- * tests/bench/mn-bench.h - helpers shared by the benchmark, robustness and
+ * tests/guest/mn-bench.h - helpers shared by the benchmark, robustness and
  * test programs that run inside the QEMU guest (tests/bench/, tests/robust/,
  * tests/guest/mn-hog).
  *

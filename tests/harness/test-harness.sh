@@ -28,6 +28,7 @@
 # Needs the static guest programs (make), busybox-static and e2fsprogs; uses a
 # throw-away build directory, so real results are untouched.
 set -uo pipefail
+# SPDX-License-Identifier: LGPL-2.1-or-later
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-$srcdir}
 . "$srcdir/tests/vm/lib.sh"

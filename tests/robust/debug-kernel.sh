@@ -25,6 +25,7 @@
 # Environment: MEMNOTIFY_VM_TIMEOUT (default 900 s), MEMNOTIFY_ROBUST_STORM
 # (storm seconds, default 30).
 set -uo pipefail
+# SPDX-License-Identifier: LGPL-2.1-or-later
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-$srcdir}
 . "$srcdir/tests/vm/lib.sh"

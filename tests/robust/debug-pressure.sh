@@ -21,6 +21,7 @@
 # TCG takes about 8 minutes for one run on an idle 2-CPU host),
 # MEMNOTIFY_RUN_SCENARIO (the runner; tests/harness/ fakes it).
 set -uo pipefail
+# SPDX-License-Identifier: LGPL-2.1-or-later
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-$srcdir}
 . "$srcdir/tests/vm/lib.sh"

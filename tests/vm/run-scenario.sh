@@ -61,6 +61,7 @@
 #   3  the guest failed: QEMU error, timeout, or no result written
 #   4  setup failed: no kernel, no image, missing tools
 set -uo pipefail
+# SPDX-License-Identifier: LGPL-2.1-or-later
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 

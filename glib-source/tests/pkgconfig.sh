@@ -30,7 +30,8 @@ check "--define-variable=prefix moves the include directory" \
 check "--define-variable=prefix moves the library directory" \
 	"$(pc --define-variable=prefix=/opt/x --libs memnotify-glib)" \
 	'-L/opt/x/lib[^ ]* -lmemnotify-glib'
-# The file names ${prefix}, not an expanded path.
-check "libdir is relative to \${exec_prefix}" \
+# The file names ${exec_prefix} or ${prefix} (as debhelper's --libdir
+# gives it), not an expanded path.
+check "libdir is relative to \${exec_prefix} or \${prefix}" \
 	"$(sed -n 's/^libdir=//p' "$pc_dir/memnotify-glib.pc")" \
-	'^\${exec_prefix}/'
+	'^\${\(exec_\)\{0,1\}prefix}/'

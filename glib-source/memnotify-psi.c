@@ -251,31 +251,38 @@ memnotify_psi_read_fifo (int             fd,
 }
 
 /* ---------------------------------------------------------------------
- * The baseline: a trigger is passed on only when its stall grew by its
- * threshold since it was armed, or since its last event passed on.
+ * The baseline: within its first window after it is armed, a trigger's
+ * event is passed on only when its stall grew by its threshold since it
+ * was armed; later events are all passed on.
  *
- * Linux 6.1's PSI seeds the window of an unprivileged trigger from the
- * wrong total, so the trigger fires once right after it is armed with no
- * stall at all. A real event needs the threshold within one window, and
- * the kernel fires a trigger at most once a window, so the stall since
- * the last event (or since arming) is at least the threshold.
+ * Linux 6.1's PSI seeds the first window of an unprivileged trigger from
+ * the wrong total, so the trigger fires once right after it is armed
+ * with no stall at all. A real event in that window needs the threshold
+ * of stall within it, all of it after arming (the window starts then).
+ * When the first window ends the kernel starts the next from the right
+ * total; from then on its events are taken as they come (a window also
+ * carries a share of the previous one's growth, so "since the last
+ * event" would drop real events).
  * ------------------------------------------------------------------ */
 
-/* "some 70000 2000000" -> some, 70000 us. */
+/* "some 70000 2000000" -> some, 70000 us in 2000000 us. */
 gboolean
 memnotify_psi_parse_trigger (const char           *trigger,
                              MemnotifyPsiBaseline *out)
 {
   g_auto(GStrv) words = g_strsplit (trigger, " ", -1);
-  guint64 stall_us;
+  guint64 stall_us, window_us;
 
   if (g_strv_length (words) != 3 ||
       (g_strcmp0 (words[0], "some") != 0 && g_strcmp0 (words[0], "full") != 0) ||
-      !g_ascii_string_to_unsigned (words[1], 10, 1, G_MAXUINT64, &stall_us, NULL))
+      !g_ascii_string_to_unsigned (words[1], 10, 1, G_MAXUINT64, &stall_us, NULL) ||
+      !g_ascii_string_to_unsigned (words[2], 10, 1, G_MAXINT64, &window_us, NULL))
     return FALSE;
   out->full = g_str_equal (words[0], "full");
   out->stall_us = stall_us;
-  out->last_total = 0;
+  out->window_us = (gint64) window_us;
+  out->armed_total = 0;
+  out->armed_at = 0;
   out->armed = FALSE;
   return TRUE;
 }
@@ -325,30 +332,37 @@ memnotify_psi_read_totals (const char *path,
   return memnotify_psi_parse_totals (contents, out_some, out_full);
 }
 
-/* Sets the baseline of @b from the totals read when it was armed. */
+/* Arms @b at @now_us (monotonic) with the totals read right after its
+ * trigger was written. */
 void
 memnotify_psi_baseline_arm (MemnotifyPsiBaseline *b,
                             guint64               some,
-                            guint64               full)
+                            guint64               full,
+                            gint64                now_us)
 {
-  b->last_total = b->full ? full : some;
+  b->armed_total = b->full ? full : some;
+  b->armed_at = now_us;
   b->armed = TRUE;
 }
 
-/* An event of @b's trigger with the totals now: TRUE (and a new
- * baseline) if its stall grew by at least its threshold. A baseline that
- * was never armed passes every event. */
+/* An event of @b's trigger at @now_us with the totals then: FALSE for
+ * the false event of the first window (less than the threshold of stall
+ * since arming), TRUE otherwise. The first event passed on, or the end
+ * of the first window, disarms @b; a baseline never armed passes every
+ * event. */
 gboolean
 memnotify_psi_baseline_passes (MemnotifyPsiBaseline *b,
                                guint64               some,
-                               guint64               full)
+                               guint64               full,
+                               gint64                now_us)
 {
-  guint64 now = b->full ? full : some;
+  guint64 total = b->full ? full : some;
 
   if (!b->armed)
     return TRUE;
-  if (now >= b->last_total && now - b->last_total < b->stall_us)
+  if (now_us - b->armed_at <= b->window_us &&
+      total >= b->armed_total && total - b->armed_total < b->stall_us)
     return FALSE;
-  b->last_total = now;
+  b->armed = FALSE;
   return TRUE;
 }

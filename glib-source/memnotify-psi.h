@@ -20,13 +20,16 @@ guint memnotify_psi_open      (const char * const *triggers,
                                char              **out_path,
                                gboolean           *out_is_fifo,
                                GError            **error);
-/* A trigger's threshold and the stall total it was last measured from. */
+/* A trigger's threshold and window, and the stall total when it was
+ * armed: see memnotify_psi_baseline_passes(). */
 typedef struct
 {
   gboolean full;        /* a "full" trigger, else "some" */
-  gboolean armed;       /* last_total was read when it was armed */
+  gboolean armed;       /* in its first window, no event passed on yet */
   guint64 stall_us;     /* the trigger's threshold */
-  guint64 last_total;   /* at arming, or at the last event passed on */
+  gint64 window_us;     /* and its window */
+  guint64 armed_total;  /* the total (some or full) read when armed */
+  gint64 armed_at;      /* monotonic time of arming */
 } MemnotifyPsiBaseline;
 
 G_GNUC_INTERNAL
@@ -43,11 +46,13 @@ gboolean memnotify_psi_read_totals     (const char           *path,
 G_GNUC_INTERNAL
 void     memnotify_psi_baseline_arm    (MemnotifyPsiBaseline *b,
                                         guint64               some,
-                                        guint64               full);
+                                        guint64               full,
+                                        gint64                now_us);
 G_GNUC_INTERNAL
 gboolean memnotify_psi_baseline_passes (MemnotifyPsiBaseline *b,
                                         guint64               some,
-                                        guint64               full);
+                                        guint64               full,
+                                        gint64                now_us);
 G_GNUC_INTERNAL
 MemnotifyReadResult memnotify_psi_read_fifo (int             fd,
                                              MemnotifyLevel *out_level,

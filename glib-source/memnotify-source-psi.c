@@ -13,7 +13,8 @@
  * /proc/pressure/memory, or on $MEMNOTIFY_PSI_PATH: a FIFO there stands
  * in for PSI in tests, each chunk written being an event whose last
  * digit '1' to '3' is the level. An event is the highest trigger that
- * fired with its threshold of new stall (the baseline in memnotify-psi.c).
+ * fired, leaving out the false event that Linux 6.1 gives in a trigger's
+ * first window (the baseline in memnotify-psi.c).
  * Finding the file and installing the triggers is in memnotify-psi.c.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -33,6 +34,7 @@ static void
 arm_baselines (MemnotifySource    *self,
                const char * const *triggers)
 {
+  gint64 now = g_get_monotonic_time ();
   guint64 some, full;
 
   if (!memnotify_psi_read_totals (self->path, &some, &full))
@@ -42,7 +44,7 @@ arm_baselines (MemnotifySource    *self,
     }
   for (guint i = 0; i < self->n_pollfds; i++)
     if (memnotify_psi_parse_trigger (triggers[i], &self->baselines[i]))
-      memnotify_psi_baseline_arm (&self->baselines[i], some, full);
+      memnotify_psi_baseline_arm (&self->baselines[i], some, full, now);
 }
 
 /* The source on the PSI triggers of @min_level and each level above it. */
@@ -80,9 +82,9 @@ memnotify_source_psi_is_trigger (MemnotifySource *self)
   return !self->is_fifo;
 }
 
-/* Real triggers: the highest level that fired with its threshold of new
- * stall since its baseline, or NONE. When the totals cannot be read,
- * every trigger that fired counts. */
+/* Real triggers: the highest level that fired, leaving out the false
+ * event of a trigger's first window (its baseline), or NONE. When the
+ * totals cannot be read, every trigger that fired counts. */
 static MemnotifyLevel
 fired_level (MemnotifySource *self)
 {
@@ -101,10 +103,12 @@ fired_level (MemnotifySource *self)
           have_totals = memnotify_psi_read_totals (self->path, &some, &full);
           read_totals = TRUE;
         }
-      if (b->armed && have_totals && !memnotify_psi_baseline_passes (b, some, full))
+      if (b->armed && have_totals &&
+          !memnotify_psi_baseline_passes (b, some, full, g_get_monotonic_time ()))
         {
-          g_debug ("PSI trigger %u on %s fired with less than %" G_GUINT64_FORMAT
-                   " us of new stall: ignored", i, self->path, b->stall_us);
+          g_debug ("PSI trigger %u on %s fired in its first window with less than %"
+                   G_GUINT64_FORMAT " us of stall since it was armed: ignored",
+                   i, self->path, b->stall_us);
           continue;
         }
       level = (MemnotifyLevel) (self->min_level + i);

@@ -370,9 +370,9 @@ memnotify_source_new_with_options (MemnotifyLevel                 min_level,
  * Where the device does not exist, the source installs the PSI triggers
  * of @min_level and the levels above it on the `memory.pressure` file of
  * the process's cgroup (or on `/proc/pressure/memory`, or the file in
- * `MEMNOTIFY_PSI_PATH`), unless @flags has %MEMNOTIFY_FLAGS_NO_PSI. A
- * trigger's event is passed on only with that much new stall since the
- * trigger was armed or last passed on.
+ * `MEMNOTIFY_PSI_PATH`), unless @flags has %MEMNOTIFY_FLAGS_NO_PSI. In
+ * a trigger's first window, its event is passed on only with that much
+ * stall since the trigger was armed (Linux 6.1 fires a false one then).
  *
  * Errors, in the %MEMNOTIFY_ERROR domain: %MEMNOTIFY_ERROR_NO_DEVICE if
  * there is neither the device nor (unless %MEMNOTIFY_FLAGS_NO_PSI) a

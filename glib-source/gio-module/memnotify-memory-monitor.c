@@ -10,7 +10,7 @@
  * as the kernel decides them from the memory available. Without the
  * device, the PSI triggers of the library's fallback give the levels
  * (low: 70 ms of some stall in 2 s, medium: 100 ms, critical: 100 ms of
- * full stall), each passed on only with that much new stall. A kernel
+ * full stall), leaving out the false event of a trigger's first window. A kernel
  * with one level does not give levels: there a pressure event is LOW, one within
  * 5 s of the previous one escalates to MEDIUM, a third one to CRITICAL
  * (and further ones stay CRITICAL); PRESSURE_OVER, or 5 s without

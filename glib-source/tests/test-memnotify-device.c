@@ -7,7 +7,7 @@
  */
 
 #include "memnotify-device.h"
-#include "memnotify-psi.h"
+#include "memnotify-source-private.h"
 #include "memnotify-uapi.h"
 
 #include <errno.h>
@@ -200,45 +200,115 @@ test_psi_parse (void)
   g_assert_false (memnotify_psi_parse_trigger ("some x 2000000", &b));
 }
 
-/* The false event right after arming (no new stall) is dropped; an
- * event with the threshold of new stall passes and moves the baseline. */
+/* The false event of the first window (no stall since arming) is
+ * dropped; an event with the threshold of stall since arming passes and
+ * disarms the baseline, as does the end of the first window. */
 static void
 test_psi_baseline (void)
 {
-  MemnotifyPsiBaseline some, full;
+  MemnotifyPsiBaseline some, full, late;
   g_autofree char *path = NULL;
   g_autoptr(GError) error = NULL;
+  const gint64 t0 = 1000 * G_USEC_PER_SEC;   /* arming, monotonic us */
   guint64 s = 0, f = 0;
   int fd;
 
   g_assert_true (memnotify_psi_parse_trigger ("some 70000 2000000", &some));
   g_assert_true (memnotify_psi_parse_trigger ("full 100000 2000000", &full));
+  g_assert_cmpint (full.window_us, ==, 2000000);
 
   /* never armed: every event passes */
-  g_assert_true (memnotify_psi_baseline_passes (&some, 0, 0));
+  g_assert_true (memnotify_psi_baseline_passes (&some, 0, 0, t0));
 
   fd = g_file_open_tmp ("memnotify-pressure-XXXXXX", &path, &error);
   g_assert_no_error (error);
   g_assert_true (g_file_set_contents (path, pressure, -1, NULL));
   close (fd);
   g_assert_true (memnotify_psi_read_totals (path, &s, &f));
-  memnotify_psi_baseline_arm (&some, s, f);
-  memnotify_psi_baseline_arm (&full, s, f);
+  memnotify_psi_baseline_arm (&some, s, f, t0);
+  memnotify_psi_baseline_arm (&full, s, f, t0);
+  late = some;
   g_assert_no_errno (g_unlink (path));
   g_assert_false (memnotify_psi_read_totals (path, &s, &f));
 
-  /* the event at arming time: no new stall */
-  g_assert_false (memnotify_psi_baseline_passes (&some, 1000000, 400000));
-  g_assert_false (memnotify_psi_baseline_passes (&full, 1000000, 400000));
-  /* one microsecond short of the threshold */
-  g_assert_false (memnotify_psi_baseline_passes (&some, 1069999, 400000));
-  /* "some" grew, "full" did not: only the some trigger passes */
-  g_assert_true (memnotify_psi_baseline_passes (&some, 1070000, 400000));
-  g_assert_false (memnotify_psi_baseline_passes (&full, 1070000, 400000));
-  /* the baseline moved to 1070000 */
-  g_assert_false (memnotify_psi_baseline_passes (&some, 1100000, 400000));
-  g_assert_true (memnotify_psi_baseline_passes (&some, 1140000, 400000));
-  g_assert_true (memnotify_psi_baseline_passes (&full, 1140000, 500000));
+  /* the false event right after arming: no stall since */
+  g_assert_false (memnotify_psi_baseline_passes (&some, 1000000, 400000, t0 + 10000));
+  g_assert_false (memnotify_psi_baseline_passes (&full, 1000000, 400000, t0 + 10000));
+  /* one microsecond short of the threshold, still in the first window */
+  g_assert_false (memnotify_psi_baseline_passes (&some, 1069999, 400000, t0 + 1900000));
+  /* "some" grew by its threshold, "full" did not: only some passes */
+  g_assert_true (memnotify_psi_baseline_passes (&some, 1070000, 400000, t0 + 1900000));
+  g_assert_false (memnotify_psi_baseline_passes (&full, 1070000, 400000, t0 + 1900000));
+  /* passed once: no more filtering, whatever the stall since */
+  g_assert_true (memnotify_psi_baseline_passes (&some, 1070001, 400000, t0 + 1950000));
+  /* after the first window, events pass without new stall */
+  g_assert_true (memnotify_psi_baseline_passes (&full, 1070000, 400000, t0 + 2000001));
+  g_assert_true (memnotify_psi_baseline_passes (&late, 1000000, 400000, t0 + 2500000));
+}
+
+/* The PSI backend's read: of the triggers that fired (POLLPRI on their
+ * fds), the highest whose event passes its baseline; NONE when none
+ * does; and every one when the totals cannot be read. */
+static void
+test_psi_fired_level (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("memnotify-psi-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "memory.pressure", NULL);
+  static const char * const triggers[] = {
+    "some 70000 2000000", "some 100000 2000000", "full 100000 2000000",
+  };
+  MemnotifySource *self;
+  MemnotifyEvent event;
+  MemnotifyLevel level;
+  GError *error = NULL;
+  gint64 now = g_get_monotonic_time ();
+  int fds[3];
+
+  for (guint i = 0; i < 3; i++)
+    {
+      fds[i] = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+      g_assert_cmpint (fds[i], >=, 0);
+    }
+  g_assert_true (g_file_set_contents (path, pressure, -1, NULL));
+  self = memnotify_source_new_from_fds (fds, 3, g_strdup (path), MEMNOTIFY_BACKEND_PSI,
+                                        FALSE, MEMNOTIFY_LEVEL_LOW);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_assert_true (memnotify_psi_parse_trigger (triggers[i], &self->baselines[i]));
+      memnotify_psi_baseline_arm (&self->baselines[i], 1000000, 400000, now);
+    }
+
+  /* all three fire right after arming, with no stall since: dropped */
+  self->pending_pri = 0x7;
+  level = MEMNOTIFY_LEVEL_NONE;
+  g_assert_true (memnotify_source_psi_read (self, G_IO_PRI, &event, &level, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (level, ==, MEMNOTIFY_LEVEL_NONE);
+  g_assert_cmpuint (self->pending_pri, ==, 0);
+
+  /* 100 ms of partial stall, none full: low and medium pass, critical
+   * (a full trigger) does not; the level is medium */
+  g_assert_true (g_file_set_contents (path,
+      "some avg10=0.00 avg60=0.00 avg300=0.00 total=1100000\n"
+      "full avg10=0.00 avg60=0.00 avg300=0.00 total=400000\n", -1, NULL));
+  self->pending_pri = 0x7;
+  g_assert_true (memnotify_source_psi_read (self, G_IO_PRI, &event, &level, &error));
+  g_assert_cmpint (event, ==, MEMNOTIFY_EVENT_PRESSURE);
+  g_assert_cmpint (level, ==, MEMNOTIFY_LEVEL_MEDIUM);
+
+  /* the totals cannot be read: every trigger that fired counts */
+  g_assert_no_errno (g_unlink (path));
+  self->pending_pri = 0x4;
+  g_assert_true (memnotify_source_psi_read (self, G_IO_PRI, &event, &level, &error));
+  g_assert_cmpint (level, ==, MEMNOTIFY_LEVEL_CRITICAL);
+
+  /* a trigger gone (its cgroup removed): an error */
+  g_assert_false (memnotify_source_psi_read (self, G_IO_ERR, &event, &level, &error));
+  g_assert_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_FAILED);
+  g_clear_error (&error);
+
+  g_source_unref ((GSource *) self);
+  g_assert_no_errno (g_rmdir (dir));
 }
 
 int
@@ -256,5 +326,6 @@ main (int   argc,
 #undef ADD
   g_test_add_func ("/memnotify-psi/parse", test_psi_parse);
   g_test_add_func ("/memnotify-psi/baseline", test_psi_baseline);
+  g_test_add_func ("/memnotify-psi/fired-level", test_psi_fired_level);
   return g_test_run ();
 }

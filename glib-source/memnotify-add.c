@@ -41,8 +41,9 @@ attach_default (GSource        *source, /* (transfer full) (nullable) */
  * Creates a source with memnotify_source_new() and attaches it to the
  * global default main context.
  *
- * Ownership of @user_data is always transferred: if the source cannot be
- * created, @notify is called on @user_data before returning 0.
+ * Ownership of @user_data is transferred: if the source cannot be
+ * created, @notify is called on @user_data before returning 0 (but not
+ * when @func is %NULL, a programming error).
  *
  * Returns: the source ID (> 0), or 0 on error
  *

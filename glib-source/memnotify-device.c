@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -21,12 +22,24 @@
 #define READ_CHUNK 64
 #define SYSFS_DEVICE "/sys/dev/char/1:13"
 
+/* The setting @name from the environment, or NULL. A program run with
+ * privileges it did not have (setuid, file capabilities: AT_SECURE) takes
+ * no setting from its caller's environment: MEMNOTIFY_PSI_PATH names a
+ * file that the PSI backend writes to. */
+const char *
+memnotify_getenv (const char *name)
+{
+  if (getauxval (AT_SECURE) != 0)
+    return NULL;
+  return g_getenv (name);
+}
+
 /* The path in $MEMNOTIFY_DEVICE, else the default device. An empty
  * variable is a mistake, not a request for the default. */
 const char *
 memnotify_device_default_path (GError **error)
 {
-  const char *device = g_getenv ("MEMNOTIFY_DEVICE");
+  const char *device = memnotify_getenv ("MEMNOTIFY_DEVICE");
 
   if (device == NULL)
     return MEMNOTIFY_DEFAULT_DEVICE;

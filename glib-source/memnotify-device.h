@@ -24,6 +24,8 @@ typedef enum
 } MemnotifyReadResult;
 
 G_GNUC_INTERNAL
+const char         *memnotify_getenv              (const char     *name);
+G_GNUC_INTERNAL
 const char         *memnotify_device_default_path (GError        **error);
 G_GNUC_INTERNAL
 int                 memnotify_device_open         (const char     *path,

@@ -54,6 +54,13 @@ G_DEFINE_FLAGS_TYPE (MemnotifyFlags, memnotify_flags,
   G_DEFINE_ENUM_VALUE (MEMNOTIFY_FLAGS_NONE, "none"),
   G_DEFINE_ENUM_VALUE (MEMNOTIFY_FLAGS_NO_PSI, "no-psi"))
 
+/**
+ * memnotify_error_get_type:
+ *
+ * Returns: the #GType of #MemnotifyError
+ *
+ * Since: 1.0
+ */
 G_DEFINE_ENUM_TYPE (MemnotifyError, memnotify_error,
   G_DEFINE_ENUM_VALUE (MEMNOTIFY_ERROR_NO_DEVICE, "no-device"),
   G_DEFINE_ENUM_VALUE (MEMNOTIFY_ERROR_PERMISSION, "permission"),

@@ -97,8 +97,10 @@ typedef enum
  * MemnotifyBackend:
  * @MEMNOTIFY_BACKEND_DEVICE: the `/dev/mem_notify` character device of a
  *   kernel with the mem_notify patches.
- * @MEMNOTIFY_BACKEND_PSI: the kernel's pressure stall information: three
- *   triggers on the `memory.pressure` file of the process's cgroup (or
+ * @MEMNOTIFY_BACKEND_PSI: the kernel's pressure stall information: a
+ *   trigger per level from the source's own up (three from
+ *   %MEMNOTIFY_LEVEL_LOW) on the `memory.pressure` file of the process's
+ *   cgroup (or
  *   `/proc/pressure/memory`). PSI has no "pressure over": the source
  *   reports %MEMNOTIFY_EVENT_PRESSURE_OVER after 10 s without a trigger.
  *
@@ -133,7 +135,9 @@ typedef enum /*< flags >*/
  * MemnotifyFunc:
  * @event: what happened
  * @level: for %MEMNOTIFY_EVENT_PRESSURE the level now, the source's own
- *   or a higher one; for %MEMNOTIFY_EVENT_PRESSURE_OVER a lower one; for
+ *   or a higher one (on a kernel whose device has one level, always
+ *   %MEMNOTIFY_LEVEL_MEDIUM: see memnotify_source_has_levels()); for
+ *   %MEMNOTIFY_EVENT_PRESSURE_OVER a lower one; for
  *   %MEMNOTIFY_EVENT_ERROR %MEMNOTIFY_LEVEL_NONE
  * @bytes_hint: how many bytes the system (or the memory cgroup) needs
  *   back for its level to fall below the source's, when the kernel says

@@ -190,7 +190,7 @@ memnotify_psi_open (const char * const  *triggers,
 {
   g_autoptr(GPtrArray) candidates = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GString) failures = g_string_new (NULL);
-  const char *override = g_getenv ("MEMNOTIFY_PSI_PATH");
+  const char *override = memnotify_getenv ("MEMNOTIFY_PSI_PATH");
 
   g_return_val_if_fail (n_triggers > 0 && n_triggers <= MEMNOTIFY_PSI_MAX_TRIGGERS, 0);
 

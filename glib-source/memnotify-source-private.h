@@ -47,7 +47,7 @@ typedef struct
   GPollFD pollfds[MEMNOTIFY_PSI_MAX_TRIGGERS];
   guint n_pollfds;
   GIOCondition pending;       /* polled conditions not dispatched yet (all fds) */
-  GIOCondition pending_pri;   /* PSI: bit i set if pollfds[i] fired */
+  guint pending_pri;          /* PSI: bit i set if pollfds[i] fired */
   MemnotifyBackend backend;
   MemnotifyLevel level;       /* of the last event */
   MemnotifyLevel min_level;   /* pressure from this level up */

@@ -15,9 +15,10 @@
  * It watches `/dev/mem_notify`, the character device (1:13) of a kernel
  * with the mem_notify patches, asking it for the levels from the
  * source's own up. Where the device does not exist, it watches the
- * kernel's pressure stall information instead (three PSI triggers on the
- * `memory.pressure` file of the process's cgroup, as GLib's own PSI
- * memory monitor sets them), unless %MEMNOTIFY_FLAGS_NO_PSI is given.
+ * kernel's pressure stall information instead (a PSI trigger per level
+ * from the source's own up, on the `memory.pressure` file of the
+ * process's cgroup, as GLib's own PSI memory monitor sets them), unless
+ * %MEMNOTIFY_FLAGS_NO_PSI is given.
  * memnotify_source_get_backend() tells which.
  *
  * The source polls file descriptors in its main context: no thread,
@@ -42,11 +43,13 @@
  * kernel with one level, '1' pressure and '0' its end), and
  * `MEMNOTIFY_PSI_PATH`, the PSI file (a FIFO there stands in for PSI:
  * the last digit '1' to '3' of each chunk is the level of a trigger).
- *
- * The device backend is in memnotify-source-device.c, the PSI backend
- * in memnotify-source-psi.c, memnotify_add() in memnotify-add.c; this
- * file is the #GSource and the dispatch they share.
+ * A program that runs with privileges its caller does not have (setuid,
+ * file capabilities) ignores both.
  */
+
+/* The device backend is in memnotify-source-device.c, the PSI backend in
+ * memnotify-source-psi.c, memnotify_add() in memnotify-add.c; this file
+ * is the GSource and the dispatch they share. */
 
 #include "memnotify-source-private.h"
 
@@ -159,15 +162,15 @@ call (MemnotifySource *self,
 }
 
 /* The source failed after it was created: keep the error, tell the
- * callback, and remove the source. Not a g_warning(): the application
- * is told, and fatal-warnings must not kill it. */
+ * callback, and remove the source. Only a debug message: the
+ * application is told, and decides what to say. */
 static gboolean
 fail (MemnotifySource *self,
       GSourceFunc      callback,
       gpointer         user_data,
       GError          *error) /* (transfer full) */
 {
-  g_message ("%s; removing the memnotify source", error->message);
+  g_debug ("%s; removing the memnotify source", error->message);
   g_clear_error (&self->error);
   self->error = error;
   self->level = MEMNOTIFY_LEVEL_NONE;

@@ -30,7 +30,7 @@ if [ ! -f "$shim" ]; then
 	echo "Bail out! $shim is not built (make check builds it)"
 	exit 1
 fi
-LD_PRELOAD="$shim" MEMNOTIFY_SHIM_RECORDS=0 \
+LD_PRELOAD="$shim${LD_PRELOAD:+:$LD_PRELOAD}" MEMNOTIFY_SHIM_RECORDS=0 \
 GI_TYPELIB_PATH="$builddir/glib-source${GI_TYPELIB_PATH:+:$GI_TYPELIB_PATH}" \
 LD_LIBRARY_PATH="$builddir/glib-source/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 G_DEBUG=fatal-warnings top_srcdir="$srcdir" \

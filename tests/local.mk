@@ -45,7 +45,8 @@ AM_TESTS_ENVIRONMENT += \
 # status or a short plan (tests/harness/).
 TESTS += tests/harness/test-harness.sh
 tests/harness/test-harness.log: tests/guest/mn-watch$(EXEEXT) \
-	tests/guest/mn-hog$(EXEEXT) tests/guest/mn-badinput$(EXEEXT)
+	tests/guest/mn-hog$(EXEEXT) tests/guest/mn-badinput$(EXEEXT) \
+	tests/guest/mn-storm$(EXEEXT) tests/guest/mn-oddinput$(EXEEXT)
 EXTRA_DIST += tests/harness
 
 VM_TESTS += tests/vm/boot-smoke.sh

@@ -1,6 +1,7 @@
-# shellcheck shell=bash
+# shellcheck shell=sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# TAP helpers for the host test scripts. Source it; do not run it.
+# TAP helpers for the host test scripts (sh and bash). Source it; do not
+# run it.
 
 n=0
 

@@ -184,9 +184,6 @@ debug_config() { # debug_config DIR OPTION...: DIR/bzImage with a .config of OPT
 debug_config "$tmp/kasan" CONFIG_PROVE_LOCKING CONFIG_DEBUG_ATOMIC_SLEEP CONFIG_KASAN CONFIG_MEM_NOTIFY
 debug_config "$tmp/nokasan" CONFIG_PROVE_LOCKING CONFIG_DEBUG_ATOMIC_SLEEP CONFIG_MEM_NOTIFY
 canned "$tmp/kasan.log" "[    0.000000] KernelAddressSanitizer initialized (generic)"
-# the initramfs wants the robust programs: any static program will do
-mkdir -p "$fake_build/tests/robust"
-for p in mn-storm mn-oddinput; do cp "$builddir/tests/guest/mn-badinput" "$fake_build/tests/robust/$p"; done
 debug_kernel() { # debug_kernel KERNEL-DIR LOG: debug-kernel.sh --kernel, fake-qemu
 	env top_srcdir="$srcdir" top_builddir="$fake_build" MEMNOTIFY_ACCEL=tcg \
 		MEMNOTIFY_QEMU="$here/fake-qemu" FAKE_QEMU_LOG="$2" MEMNOTIFY_VM_TIMEOUT=60 \

@@ -44,16 +44,12 @@ static int off(const char *env)
 	return value && strcmp(value, "0") == 0;
 }
 
-int ioctl(int fd, unsigned long request, ...)
+/* @name: the C library's entry point that this one stands for */
+static int shim_ioctl(const char *name, int fd, unsigned long request, void *arg)
 {
-	static int (*next)(int, unsigned long, ...);
+	int (*next)(int, unsigned long, ...);
 	struct stat st;
-	va_list ap;
-	void *arg;
 
-	va_start(ap, request);
-	arg = va_arg(ap, void *);
-	va_end(ap);
 	if (request == MEM_NOTIFY_SET_LEVEL && !off("MEMNOTIFY_SHIM_LEVELS") &&
 	    fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
 		const struct mem_notify_level *req = arg;
@@ -66,7 +62,30 @@ int ioctl(int fd, unsigned long request, ...)
 			req->level, req->flags);
 		return 0;
 	}
-	if (!next)
-		next = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
+	next = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, name);
 	return next(fd, request, arg);
+}
+
+int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return shim_ioctl("ioctl", fd, request, arg);
+}
+
+/* 32-bit programs built with 64-bit time_t call this instead. */
+int __ioctl_time64(int fd, unsigned long request, ...);
+int __ioctl_time64(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return shim_ioctl("__ioctl_time64", fd, request, arg);
 }

@@ -28,11 +28,6 @@ integrations/sqlite/test-sqlite-memnotify-robust.log: \
 # ENABLE_MEMNOTIFY.
 VM_TESTS += integrations/sqlite/test-sqlite-deb.sh
 integrations/sqlite/test-sqlite-deb.log: integrations/sqlite/memnotify-sqlite-demo$(EXEEXT)
-EXTRA_DIST += integrations/sqlite/README.md integrations/sqlite/build.sh \
-	integrations/sqlite/build-deb.sh integrations/sqlite/sqlite-source.sh \
-	integrations/sqlite/memnotify-sqlite.patch integrations/sqlite/test-sqlite-memnotify.sh \
-	integrations/sqlite/test-sqlite-memnotify-robust.sh integrations/sqlite/test-sqlite-deb.sh \
-	integrations/sqlite/test-lib.sh
 # Browser cache: an LRU cache of decoded pages on a GLib main loop that
 # frees the least recently used half on pressure (integrations/browser-cache/).
 bin_PROGRAMS += integrations/browser-cache/memnotify-browser-cache
@@ -45,8 +40,6 @@ integrations_browser_cache_memnotify_browser_cache_LDADD = \
 TESTS += integrations/browser-cache/test-browser-cache.sh
 integrations/browser-cache/test-browser-cache.log: \
 	integrations/browser-cache/memnotify-browser-cache$(EXEEXT)
-EXTRA_DIST += integrations/browser-cache/README.md \
-	integrations/browser-cache/test-browser-cache.sh
 endif
 
 # The patched sqlite3 (a library for the tests, or Debian packages).
@@ -55,3 +48,12 @@ sqlite-memnotify:
 	$(SHELL) $(top_srcdir)/integrations/sqlite/build.sh
 sqlite-memnotify-deb:
 	$(SHELL) $(top_srcdir)/integrations/sqlite/build-deb.sh
+
+# (distributed whatever --disable-demos says)
+EXTRA_DIST += integrations/sqlite/README.md integrations/sqlite/build.sh \
+	integrations/sqlite/build-deb.sh integrations/sqlite/sqlite-source.sh \
+	integrations/sqlite/memnotify-sqlite.patch integrations/sqlite/test-sqlite-memnotify.sh \
+	integrations/sqlite/test-sqlite-memnotify-robust.sh integrations/sqlite/test-sqlite-deb.sh \
+	integrations/sqlite/test-lib.sh
+EXTRA_DIST += integrations/browser-cache/README.md \
+	integrations/browser-cache/test-browser-cache.sh

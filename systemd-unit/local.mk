@@ -11,10 +11,6 @@ systemdsystemunit_DATA += $(systemd_units)
 CLEANFILES += $(systemd_units)
 memnotifydemosdir = $(pkgdatadir)
 dist_memnotifydemos_DATA = systemd-unit/memnotify-demos.default
-EXTRA_DIST += systemd-unit/memnotify-browser-cache.service.in \
-	systemd-unit/memnotify-sqlite-demo.service.in \
-	systemd-unit/memnotify-demo.target.in systemd-unit/README.md \
-	systemd-unit/test-units.sh
 systemd_unit_subst = $(AM_V_GEN)$(MKDIR_P) systemd-unit && \
 	$(SED) -e 's|@bindir[@]|$(bindir)|g' -e 's|@sysconfdir[@]|$(sysconfdir)|g' \
 		-e 's|@pkgdatadir[@]|$(pkgdatadir)|g'
@@ -27,3 +23,9 @@ systemd-unit/memnotify-demo.target: systemd-unit/memnotify-demo.target.in Makefi
 TESTS += systemd-unit/test-units.sh
 systemd-unit/test-units.log: $(systemd_units)
 endif
+
+# (distributed whatever --disable-demos says)
+EXTRA_DIST += systemd-unit/memnotify-browser-cache.service.in \
+	systemd-unit/memnotify-sqlite-demo.service.in \
+	systemd-unit/memnotify-demo.target.in systemd-unit/README.md \
+	systemd-unit/test-units.sh

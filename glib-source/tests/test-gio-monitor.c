@@ -93,52 +93,73 @@ level_at (Received *received,
   return g_array_index (received->levels, GMemoryMonitorWarningLevel, i);
 }
 
+/* An unchanged GIO client in a subprocess: the default monitor, which
+ * must be the module's, on a context of its own (the monitor belongs to
+ * the context that is thread-default when it is created), and a writer
+ * of @fifo, the stand-in of the device or of PSI. */
+typedef struct
+{
+  GMainContext *context;
+  GMemoryMonitor *monitor;
+  Received received;
+  int writer;
+} Client;
+
+static void
+client_start (Client     *c,
+              const char *fifo)
+{
+  c->context = g_main_context_new ();
+  c->received.levels = g_array_new (FALSE, FALSE, sizeof (GMemoryMonitorWarningLevel));
+  c->received.thread = NULL;
+  g_main_context_push_thread_default (c->context);
+  c->monitor = g_memory_monitor_dup_default ();
+  g_assert_nonnull (c->monitor);
+  g_test_message ("monitor: %s", G_OBJECT_TYPE_NAME (c->monitor));
+  g_assert_cmpstr (G_OBJECT_TYPE_NAME (c->monitor), ==, MODULE_TYPE_NAME);
+  g_signal_connect (c->monitor, "low-memory-warning", G_CALLBACK (on_warning), &c->received);
+  c->writer = open (fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  g_assert_cmpint (c->writer, >=, 0);
+}
+
+static void
+client_stop (Client *c)
+{
+  g_assert_no_errno (close (c->writer));
+  g_clear_object (&c->monitor);
+  g_main_context_pop_thread_default (c->context);
+  g_main_context_unref (c->context);
+  g_array_unref (c->received.levels);
+}
+
 static void
 test_fifo_subprocess (void)
 {
-  const char *fifo = g_getenv ("MEMNOTIFY_DEVICE");
-  g_autoptr(GMainContext) context = g_main_context_new ();
-  g_autoptr(GMemoryMonitor) monitor = NULL;
-  Received received = { g_array_new (FALSE, FALSE, sizeof (GMemoryMonitorWarningLevel)), NULL };
-  int writer;
+  Client c;
 
-  /* The monitor belongs to the context that is thread-default when it
-   * is created. */
-  g_main_context_push_thread_default (context);
-  monitor = g_memory_monitor_dup_default ();
-  g_assert_nonnull (monitor);
-  g_test_message ("monitor: %s", G_OBJECT_TYPE_NAME (monitor));
-  g_assert_cmpstr (G_OBJECT_TYPE_NAME (monitor), ==, MODULE_TYPE_NAME);
-  g_signal_connect (monitor, "low-memory-warning", G_CALLBACK (on_warning), &received);
-
-  writer = open (fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-  g_assert_cmpint (writer, >=, 0);
-
+  client_start (&c, g_getenv ("MEMNOTIFY_DEVICE"));
   /* A FIFO speaks the device's levels: the digit written is the level,
    * and the warning is the level, not an escalation of repeats. */
-  pressure (context, writer, "1\n", &received, 1);
-  g_assert_cmpint (level_at (&received, 0), ==, G_MEMORY_MONITOR_WARNING_LEVEL_LOW);
-  g_assert_true (received.thread == g_thread_self ());
-  pressure (context, writer, "1\n", &received, 2);
-  g_assert_cmpint (level_at (&received, 1), ==, G_MEMORY_MONITOR_WARNING_LEVEL_LOW);
-  pressure (context, writer, "2\n", &received, 3);
-  g_assert_cmpint (level_at (&received, 2), ==, G_MEMORY_MONITOR_WARNING_LEVEL_MEDIUM);
-  pressure (context, writer, "3\n", &received, 4);
-  g_assert_cmpint (level_at (&received, 3), ==, G_MEMORY_MONITOR_WARNING_LEVEL_CRITICAL);
-  pressure (context, writer, "2\n", &received, 5);
-  g_assert_cmpint (level_at (&received, 4), ==, G_MEMORY_MONITOR_WARNING_LEVEL_MEDIUM);
+  pressure (c.context, c.writer, "1\n", &c.received, 1);
+  g_assert_cmpint (level_at (&c.received, 0), ==, G_MEMORY_MONITOR_WARNING_LEVEL_LOW);
+  g_assert_true (c.received.thread == g_thread_self ());
+  pressure (c.context, c.writer, "1\n", &c.received, 2);
+  g_assert_cmpint (level_at (&c.received, 1), ==, G_MEMORY_MONITOR_WARNING_LEVEL_LOW);
+  pressure (c.context, c.writer, "2\n", &c.received, 3);
+  g_assert_cmpint (level_at (&c.received, 2), ==, G_MEMORY_MONITOR_WARNING_LEVEL_MEDIUM);
+  pressure (c.context, c.writer, "3\n", &c.received, 4);
+  g_assert_cmpint (level_at (&c.received, 3), ==, G_MEMORY_MONITOR_WARNING_LEVEL_CRITICAL);
+  pressure (c.context, c.writer, "2\n", &c.received, 5);
+  g_assert_cmpint (level_at (&c.received, 4), ==, G_MEMORY_MONITOR_WARNING_LEVEL_MEDIUM);
 
   /* Pressure over: no warning; the next one is at its own level. */
-  pressure (context, writer, "0\n", &received, 5);
-  pressure (context, writer, "1\n", &received, 6);
-  g_assert_cmpint (level_at (&received, 5), ==, G_MEMORY_MONITOR_WARNING_LEVEL_LOW);
+  pressure (c.context, c.writer, "0\n", &c.received, 5);
+  pressure (c.context, c.writer, "1\n", &c.received, 6);
+  g_assert_cmpint (level_at (&c.received, 5), ==, G_MEMORY_MONITOR_WARNING_LEVEL_LOW);
 
   /* Nothing went to the global default context. */
   g_assert_false (g_main_context_iteration (NULL, FALSE));
-
-  g_assert_no_errno (close (writer));
-  g_main_context_pop_thread_default (context);
-  g_array_unref (received.levels);
+  client_stop (&c);
 }
 
 /* No device: the module watches PSI (a FIFO standing in for the PSI
@@ -146,31 +167,16 @@ test_fifo_subprocess (void)
 static void
 test_psi_subprocess (void)
 {
-  const char *fifo = g_getenv ("MEMNOTIFY_PSI_PATH");
-  g_autoptr(GMainContext) context = g_main_context_new ();
-  g_autoptr(GMemoryMonitor) monitor = NULL;
-  Received received = { g_array_new (FALSE, FALSE, sizeof (GMemoryMonitorWarningLevel)), NULL };
-  int writer;
+  Client c;
 
-  g_main_context_push_thread_default (context);
-  monitor = g_memory_monitor_dup_default ();
-  g_assert_nonnull (monitor);
-  g_test_message ("monitor: %s", G_OBJECT_TYPE_NAME (monitor));
-  g_assert_cmpstr (G_OBJECT_TYPE_NAME (monitor), ==, MODULE_TYPE_NAME);
-  g_signal_connect (monitor, "low-memory-warning", G_CALLBACK (on_warning), &received);
-
-  writer = open (fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-  g_assert_cmpint (writer, >=, 0);
-  pressure (context, writer, "1", &received, 1);
-  g_assert_cmpint (level_at (&received, 0), ==, G_MEMORY_MONITOR_WARNING_LEVEL_LOW);
-  pressure (context, writer, "2", &received, 2);
-  g_assert_cmpint (level_at (&received, 1), ==, G_MEMORY_MONITOR_WARNING_LEVEL_MEDIUM);
-  pressure (context, writer, "3", &received, 3);
-  g_assert_cmpint (level_at (&received, 2), ==, G_MEMORY_MONITOR_WARNING_LEVEL_CRITICAL);
-
-  g_assert_no_errno (close (writer));
-  g_main_context_pop_thread_default (context);
-  g_array_unref (received.levels);
+  client_start (&c, g_getenv ("MEMNOTIFY_PSI_PATH"));
+  pressure (c.context, c.writer, "1", &c.received, 1);
+  g_assert_cmpint (level_at (&c.received, 0), ==, G_MEMORY_MONITOR_WARNING_LEVEL_LOW);
+  pressure (c.context, c.writer, "2", &c.received, 2);
+  g_assert_cmpint (level_at (&c.received, 1), ==, G_MEMORY_MONITOR_WARNING_LEVEL_MEDIUM);
+  pressure (c.context, c.writer, "3", &c.received, 3);
+  g_assert_cmpint (level_at (&c.received, 2), ==, G_MEMORY_MONITOR_WARNING_LEVEL_CRITICAL);
+  client_stop (&c);
 }
 
 /* A kernel whose device has one level (a bare FIFO: the shim passes
@@ -180,10 +186,6 @@ test_psi_subprocess (void)
 static void
 test_one_level_subprocess (void)
 {
-  const char *fifo = g_getenv ("MEMNOTIFY_DEVICE");
-  g_autoptr(GMainContext) context = g_main_context_new ();
-  g_autoptr(GMemoryMonitor) monitor = NULL;
-  Received received = { g_array_new (FALSE, FALSE, sizeof (GMemoryMonitorWarningLevel)), NULL };
   static const GMemoryMonitorWarningLevel expected[] = {
     G_MEMORY_MONITOR_WARNING_LEVEL_LOW, G_MEMORY_MONITOR_WARNING_LEVEL_MEDIUM,
     G_MEMORY_MONITOR_WARNING_LEVEL_CRITICAL, G_MEMORY_MONITOR_WARNING_LEVEL_CRITICAL,
@@ -192,29 +194,21 @@ test_one_level_subprocess (void)
     /* after 5 s without pressure */
     G_MEMORY_MONITOR_WARNING_LEVEL_LOW,
   };
-  int writer;
+  Client c;
   guint n = 0;
 
-  g_main_context_push_thread_default (context);
-  monitor = g_memory_monitor_dup_default ();
-  g_assert_cmpstr (G_OBJECT_TYPE_NAME (monitor), ==, MODULE_TYPE_NAME);
-  g_signal_connect (monitor, "low-memory-warning", G_CALLBACK (on_warning), &received);
-  writer = open (fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-  g_assert_cmpint (writer, >=, 0);
-
+  client_start (&c, g_getenv ("MEMNOTIFY_DEVICE"));
   for (; n < 4; n++)
-    pressure (context, writer, "1\n", &received, n + 1);
-  pressure (context, writer, "0\n", &received, n);
+    pressure (c.context, c.writer, "1\n", &c.received, n + 1);
+  pressure (c.context, c.writer, "0\n", &c.received, n);
   for (; n < 6; n++)
-    pressure (context, writer, "1\n", &received, n + 1);
+    pressure (c.context, c.writer, "1\n", &c.received, n + 1);
   g_usleep (5200 * G_TIME_SPAN_MILLISECOND);
-  pressure (context, writer, "1\n", &received, ++n);
+  pressure (c.context, c.writer, "1\n", &c.received, ++n);
 
   for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
-    g_assert_cmpint (level_at (&received, i), ==, expected[i]);
-  g_assert_no_errno (close (writer));
-  g_main_context_pop_thread_default (context);
-  g_array_unref (received.levels);
+    g_assert_cmpint (level_at (&c.received, i), ==, expected[i]);
+  client_stop (&c);
 }
 
 static void

@@ -639,50 +639,6 @@ test_default_device_missing (Fixture       *fx,
 }
 
 static void
-test_add_full (Fixture       *fx,
-               gconstpointer  data G_GNUC_UNUSED)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *missing = g_build_filename (fx->tmpdir, "nonexistent", NULL);
-  GMainContext *global = g_main_context_default ();
-  int writer;
-  guint id;
-
-  /* Attached to the global default context. */
-  g_setenv ("MEMNOTIFY_DEVICE", fx->fifo, TRUE);
-  id = memnotify_add_full (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NO_PSI, G_PRIORITY_HIGH,
-                           record_event, fx, count_destroy, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (id, >, 0);
-  g_assert_cmpint (g_source_get_priority (g_main_context_find_source_by_id (global, id)),
-                   ==, G_PRIORITY_HIGH);
-
-  writer = open_writer (fx->fifo);
-  write_all (writer, "1");
-  iterate_until_idle (global);
-  g_assert_cmpuint (fx->events->len, ==, 1);
-  g_assert_cmpint (event_at (fx, 0), ==, MEMNOTIFY_EVENT_PRESSURE);
-  g_assert_true (g_source_remove (id));
-  g_assert_cmpuint (fx->destroyed, ==, 1);
-  g_assert_no_errno (close (writer));
-
-  /* memnotify_add() */
-  id = memnotify_add (MEMNOTIFY_LEVEL_LOW, record_event, fx, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (id, >, 0);
-  g_assert_true (g_source_remove (id));
-
-  /* On error the data is released through the notify. */
-  g_setenv ("MEMNOTIFY_DEVICE", missing, TRUE);
-  id = memnotify_add_full (MEMNOTIFY_LEVEL_LOW, MEMNOTIFY_FLAGS_NO_PSI, G_PRIORITY_DEFAULT,
-                           record_event, fx, count_destroy, &error);
-  g_assert_cmpuint (id, ==, 0);
-  g_assert_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE);
-  g_assert_cmpuint (fx->destroyed, ==, 2);
-  iterate_until_idle (global);
-}
-
-static void
 test_no_callback (Fixture       *fx,
                   gconstpointer  data G_GNUC_UNUSED)
 {
@@ -1177,10 +1133,11 @@ test_levels_one_level (Fixture       *fx,
   g_source_destroy (source);
 }
 
-/* memnotify_add*() with a level: the default context, the notify on
- * error. */
+/* memnotify_add_full() and memnotify_add(): the source is attached to
+ * the global default context at the priority given, hears the level it
+ * asked for, and on error the data is released through the notify. */
 static void
-test_levels_add (Fixture       *fx,
+test_add (Fixture       *fx,
                  gconstpointer  data G_GNUC_UNUSED)
 {
   g_autoptr(GError) error = NULL;
@@ -1194,6 +1151,8 @@ test_levels_add (Fixture       *fx,
                            record_level, fx, count_destroy, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (id, >, 0);
+  g_assert_cmpint (g_source_get_priority (g_main_context_find_source_by_id (global, id)),
+                   ==, G_PRIORITY_HIGH);
   writer = open_writer (fx->fifo);
   write_all (writer, "2");
   iterate_until_idle (global);
@@ -1280,7 +1239,6 @@ main (int   argc,
   ADD ("/memnotify/error/permission-denied", test_error_permission_denied);
   ADD ("/memnotify/default/env", test_default_device_env);
   ADD ("/memnotify/default/missing", test_default_device_missing);
-  ADD ("/memnotify/add-full", test_add_full);
   ADD ("/memnotify/psi/trigger-file", test_psi_trigger_file);
   ADD ("/memnotify/psi/fifo", test_psi_fifo);
   ADD ("/memnotify/psi/missing", test_psi_missing);
@@ -1292,7 +1250,7 @@ main (int   argc,
   ADD ("/memnotify/set-callback-and-level", test_set_callback_and_level);
   ADD ("/memnotify/levels/fifo", test_levels_fifo);
   ADD ("/memnotify/levels/one-level", test_levels_one_level);
-  ADD ("/memnotify/levels/add", test_levels_add);
+  ADD ("/memnotify/add", test_add);
   ADD ("/memnotify/levels/bad", test_levels_bad);
   g_test_add_func ("/memnotify/strings", test_strings);
 

@@ -34,6 +34,14 @@ memnotify_getenv (const char *name)
   return g_getenv (name);
 }
 
+/* Whether the running kernel has the mem_notify device (1:13), wherever
+ * its node is. */
+gboolean
+memnotify_device_in_kernel (void)
+{
+  return g_file_test (SYSFS_DEVICE, G_FILE_TEST_EXISTS);
+}
+
 /* The path in $MEMNOTIFY_DEVICE, else the default device. An empty
  * variable is a mistake, not a request for the default. */
 const char *
@@ -115,7 +123,7 @@ set_not_found_error (GError     **error,
     g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE,
                  "%s does not exist (check MEMNOTIFY_DEVICE or the path given; "
                  "the device is %s)", path, MEMNOTIFY_DEFAULT_DEVICE);
-  else if (g_file_test (SYSFS_DEVICE, G_FILE_TEST_EXISTS))
+  else if (memnotify_device_in_kernel ())
     g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE,
                  "%s does not exist, although the running kernel provides "
                  "mem_notify (CONFIG_MEM_NOTIFY): create the node with "

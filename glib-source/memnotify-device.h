@@ -26,6 +26,8 @@ typedef enum
 G_GNUC_INTERNAL
 const char         *memnotify_getenv              (const char     *name);
 G_GNUC_INTERNAL
+gboolean            memnotify_device_in_kernel    (void);
+G_GNUC_INTERNAL
 const char         *memnotify_device_default_path (GError        **error);
 G_GNUC_INTERNAL
 int                 memnotify_device_open         (const char     *path,

@@ -116,8 +116,8 @@ typedef enum
 
 /**
  * MemnotifyFlags:
- * @MEMNOTIFY_FLAGS_NONE: watch the device, or PSI where there is no
- *   device.
+ * @MEMNOTIFY_FLAGS_NONE: watch the device, or PSI where the kernel has
+ *   no mem_notify device.
  * @MEMNOTIFY_FLAGS_NO_PSI: watch the device only: without it, fail with
  *   %MEMNOTIFY_ERROR_NO_DEVICE.
  *

@@ -14,7 +14,7 @@
  *
  * It watches `/dev/mem_notify`, the character device (1:13) of a kernel
  * with the mem_notify patches, asking it for the levels from the
- * source's own up. Where the device does not exist, it watches the
+ * source's own up. Where the kernel has no such device, it watches the
  * kernel's pressure stall information instead (a PSI trigger per level
  * from the source's own up, on the `memory.pressure` file of the
  * process's cgroup, as GLib's own PSI memory monitor sets them), unless
@@ -330,10 +330,12 @@ memnotify_source_new_with_options (MemnotifyLevel                 min_level,
   self = memnotify_source_device_new (min_level, options, &device_error);
   if (self == NULL)
     {
-      /* PSI only where there is no device: a device that exists but
-       * cannot be used is the error to report. */
+      /* PSI only where the kernel has no device: a device that exists
+       * but cannot be used, or a mistyped path on a kernel that has it,
+       * is the error to report. */
       if ((flags & MEMNOTIFY_FLAGS_NO_PSI) ||
-          !g_error_matches (device_error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE))
+          !g_error_matches (device_error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE) ||
+          memnotify_device_in_kernel ())
         {
           g_propagate_error (error, g_steal_pointer (&device_error));
           return NULL;
@@ -370,9 +372,9 @@ memnotify_source_new_with_options (MemnotifyLevel                 min_level,
  * whatever @min_level is: its events come at %MEMNOTIFY_LEVEL_MEDIUM and
  * memnotify_source_has_levels() returns %FALSE.
  *
- * Where the device does not exist, the source installs the PSI triggers
- * of @min_level and the levels above it on the `memory.pressure` file of
- * the process's cgroup (or on `/proc/pressure/memory`, or the file in
+ * Where the kernel has no mem_notify device, the source installs the
+ * PSI triggers of @min_level and the levels above it on the
+ * `memory.pressure` file of the process's cgroup (or on `/proc/pressure/memory`, or the file in
  * `MEMNOTIFY_PSI_PATH`), unless @flags has %MEMNOTIFY_FLAGS_NO_PSI. In
  * a trigger's first window, its event is passed on only with that much
  * stall since the trigger was armed (Linux 6.1 fires a false one then).
@@ -383,7 +385,8 @@ memnotify_source_new_with_options (MemnotifyLevel                 min_level,
  * %MEMNOTIFY_ERROR_PERMISSION if the device may not be opened;
  * %MEMNOTIFY_ERROR_NOT_DEVICE if the path names another kind of file,
  * or `MEMNOTIFY_DEVICE` is set but empty; %MEMNOTIFY_ERROR_FAILED
- * otherwise. PSI is tried only where the device does not exist.
+ * otherwise. PSI is tried only where the kernel has no mem_notify device
+ * (a missing node on a kernel that has it is %MEMNOTIFY_ERROR_NO_DEVICE).
  *
  * Set the callback with memnotify_source_set_callback() (or
  * g_source_set_callback() and G_SOURCE_FUNC()), then attach the source

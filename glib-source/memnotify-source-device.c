@@ -96,22 +96,5 @@ memnotify_source_device_read (MemnotifySource  *self,
                                                             : MEMNOTIFY_LEVEL_NONE;
     }
 
-  switch (result)
-    {
-    case MEMNOTIFY_READ_EVENT:
-    case MEMNOTIFY_READ_NOTHING:
-      return TRUE;
-    case MEMNOTIFY_READ_EOF:
-      if (self->is_fifo)
-        return memnotify_source_reopen_fifo (self, error);
-      /* The device returns its state once per notification: end of file
-       * means this wake-up had no notification of its own. */
-      g_debug ("nothing new on %s, ignored", self->path);
-      return TRUE;
-    case MEMNOTIFY_READ_ERROR:
-    default:
-      g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_FAILED,
-                   "Cannot read %s: %s", self->path, g_strerror (errsv));
-      return FALSE;
-    }
+  return memnotify_source_read_done (self, result, errsv, error);
 }

@@ -81,6 +81,13 @@ G_GNUC_INTERNAL
 gboolean         memnotify_source_reopen_fifo     (MemnotifySource               *self,
                                                    GError                       **error);
 
+/* memnotify-source.c: how a read of pollfds[0] ended, for both backends. */
+G_GNUC_INTERNAL
+gboolean         memnotify_source_read_done       (MemnotifySource               *self,
+                                                   MemnotifyReadResult            result,
+                                                   int                            errsv,
+                                                   GError                       **error);
+
 /* memnotify-source-device.c */
 G_GNUC_INTERNAL
 MemnotifySource *memnotify_source_device_new      (MemnotifyLevel                 min_level,

@@ -154,17 +154,5 @@ memnotify_source_psi_read (MemnotifySource  *self,
   if (!(revents & (G_IO_IN | G_IO_HUP)))
     return TRUE;
   result = memnotify_psi_read_fifo (self->pollfds[0].fd, out_level, &errsv);
-  switch (result)
-    {
-    case MEMNOTIFY_READ_EVENT:
-    case MEMNOTIFY_READ_NOTHING:
-      return TRUE;
-    case MEMNOTIFY_READ_EOF:
-      return memnotify_source_reopen_fifo (self, error);
-    case MEMNOTIFY_READ_ERROR:
-    default:
-      g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_FAILED,
-                   "Cannot read %s: %s", self->path, g_strerror (errsv));
-      return FALSE;
-    }
+  return memnotify_source_read_done (self, result, errsv, error);
 }

@@ -151,6 +151,35 @@ memnotify_source_reopen_fifo (MemnotifySource  *self,
   return TRUE;
 }
 
+/* What a read of pollfds[0] (the device, or a FIFO standing in for it or
+ * for PSI) ended with: TRUE for an event or nothing; end of file reopens
+ * a FIFO whose writer left, and is a wake-up without a notification of its
+ * own on the device (which returns its state once per notification);
+ * FALSE with @error on a read error (@errsv). */
+gboolean
+memnotify_source_read_done (MemnotifySource      *self,
+                            MemnotifyReadResult   result,
+                            int                   errsv,
+                            GError              **error)
+{
+  switch (result)
+    {
+    case MEMNOTIFY_READ_EVENT:
+    case MEMNOTIFY_READ_NOTHING:
+      return TRUE;
+    case MEMNOTIFY_READ_EOF:
+      if (self->is_fifo)
+        return memnotify_source_reopen_fifo (self, error);
+      g_debug ("nothing new on %s, ignored", self->path);
+      return TRUE;
+    case MEMNOTIFY_READ_ERROR:
+    default:
+      g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_FAILED,
+                   "Cannot read %s: %s", self->path, g_strerror (errsv));
+      return FALSE;
+    }
+}
+
 static gboolean
 call (MemnotifySource *self,
       GSourceFunc      callback,

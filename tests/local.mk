@@ -65,6 +65,10 @@ VM_TESTS += tests/vm/fair/fair-check.sh
 # its own watcher, never a sibling's or the root's (tests/vm/memcg/).
 VM_TESTS += tests/vm/memcg/memcg-check.sh
 
+# While no file is open the device's hooks do nothing: mem_notify_checks in
+# /proc/vmstat stays still under a hog, and moves once a file is open.
+VM_TESTS += tests/vm/idle/idle-check.sh
+
 # What the Debian guest gets, made before the tests run: the project as a
 # Debian user installs it, memnotify's packages and Debian's sqlite3 rebuilt
 # with the patch (scripts/guest-debs.sh links them into guest-debs/; the VM

@@ -50,7 +50,8 @@ mn_vm_initramfs() {
 	return $ok
 }
 
-# mn_vm_initramfs_check [--swap SIZE] NAME INIT "PROG..." [--kernel BZIMAGE | -h]:
+# mn_vm_initramfs_check [--swap SIZE] [--mem SIZE] [--smp N] [--append ARGS]
+#	NAME INIT "PROG..." [--kernel BZIMAGE | -h]:
 # the whole of a test script (its arguments follow PROG...) whose busybox
 # guest's /init (INIT) runs its checks with the static guest programs PROG
 # (names in $builddir/tests/guest): builds the initramfs and the scratch
@@ -58,15 +59,24 @@ mn_vm_initramfs() {
 # 512 MiB and 2 vCPUs under $MEMNOTIFY_VM_TIMEOUT (default 600 s), relays
 # the guest's TAP and checks its kernel log. --swap SIZE (e.g. 256M) adds an
 # empty read-write disk of SIZE, /dev/vdb, for the guest to mkswap and
-# swapon itself. -h prints the script's header comment.
+# swapon itself. --mem and --smp change the 512 MiB and 2 vCPUs; --append
+# adds kernel parameters (e.g. numa=fake=2). -h prints the script's header
+# comment.
 # Exits: 0 all points passed, 1 one failed, 2 bad usage. Results in
 # $builddir/results/NAME/.
 mn_vm_initramfs_check() {
-	local swap='' name init kernel= out log p rc=0 progs=() disks=()
-	if [ "${1:-}" = --swap ]; then
-		swap=${2:?--swap needs a size}
+	local swap='' mem=512M smp=2 append='' name init kernel= out log p rc=0
+	local progs=() disks=()
+	while :; do
+		case ${1:-} in
+		--swap) swap=${2:?--swap needs a size} ;;
+		--mem) mem=${2:?--mem needs a size} ;;
+		--smp) smp=${2:?--smp needs a number} ;;
+		--append) append=" ${2:?--append needs kernel parameters}" ;;
+		*) break ;;
+		esac
 		shift 2
-	fi
+	done
 	name=$1 init=$2
 	read -ra progs <<<"$3"
 	shift 3
@@ -94,9 +104,9 @@ mn_vm_initramfs_check() {
 		disks+=(--disk "$out/swap.img")
 	fi
 	mn_vm_run --name "$name" --kernel "$kernel" --initrd "$out/initramfs.cpio.gz" \
-		"${disks[@]}" --log "$log" --mem 512M --smp 2 \
+		"${disks[@]}" --log "$log" --mem "$mem" --smp "$smp" \
 		--timeout "${MEMNOTIFY_VM_TIMEOUT:-600}" --up 'MN-BEGIN' \
-		--append "rdinit=/init loglevel=5" || rc=$?
+		--append "rdinit=/init loglevel=5$append" || rc=$?
 	mn_vm_guest_results "$log" "$rc"
 }
 

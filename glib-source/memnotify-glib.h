@@ -141,7 +141,9 @@ typedef enum /*< flags >*/
  *   %MEMNOTIFY_EVENT_ERROR %MEMNOTIFY_LEVEL_NONE
  * @bytes_hint: how many bytes the system (or the memory cgroup) needs
  *   back for its level to fall below the source's, when the kernel says
- *   (a device with records); 0 otherwise
+ *   (a device with records); 0 otherwise. When the kernel notifies
+ *   several watchers together, it is this watcher's share: the need
+ *   divided among them, so that together they give back about the whole
  * @user_data: the data given with the callback
  *
  * The callback of a memnotify source: free what is cheap to rebuild at

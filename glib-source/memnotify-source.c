@@ -26,7 +26,8 @@
  * "pressure over" only while pressure is on), so it costs nothing then.
  *
  * Its #MemnotifyFunc gets %MEMNOTIFY_EVENT_PRESSURE with the level now
- * (and, from a kernel with records, how many bytes it needs back), and
+ * (and, from a kernel with records, how many bytes it needs back: this
+ * source's share when several watchers are notified together), and
  * %MEMNOTIFY_EVENT_PRESSURE_OVER when the level fell below the source's.
  * If the source fails after it was created, its callback gets
  * %MEMNOTIFY_EVENT_ERROR, memnotify_source_get_error() tells why, and

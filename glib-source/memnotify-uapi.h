@@ -24,7 +24,7 @@ struct mem_notify_level {
 #define MEM_NOTIFY_IOC_MAGIC	0xD0
 #define MEM_NOTIFY_SET_LEVEL	_IOW(MEM_NOTIFY_IOC_MAGIC, 0, struct mem_notify_level)
 
-/* patch 15: records */
+/* records */
 #define MEM_NOTIFY_FLAG_RECORD		(1U << 0)
 #define MEM_NOTIFY_SCOPE_SYSTEM		0
 #define MEM_NOTIFY_SCOPE_CGROUP		1

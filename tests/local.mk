@@ -27,6 +27,11 @@ noinst_PROGRAMS += tests/guest/mn-fair
 tests_guest_mn_fair_SOURCES = tests/guest/mn-fair.c
 tests_guest_mn_fair_LDFLAGS = $(static_link_flags)
 
+# A command whose memory comes from one NUMA node (set_mempolicy MPOL_BIND).
+noinst_PROGRAMS += tests/guest/mn-bind
+tests_guest_mn_bind_SOURCES = tests/guest/mn-bind.c
+tests_guest_mn_bind_LDFLAGS = $(static_link_flags)
+
 # A test stand-in: a FIFO answers MEM_NOTIFY_SET_LEVEL as a kernel with
 # levels (and records) does (tests/shim/fifo-device-shim.c), preloaded by
 # the host tests that write levels or records into a FIFO. -rpath: built
@@ -68,6 +73,10 @@ VM_TESTS += tests/vm/memcg/memcg-check.sh
 # While no file is open the device's hooks do nothing: mem_notify_checks in
 # /proc/vmstat stays still under a hog, and moves once a file is open.
 VM_TESTS += tests/vm/idle/idle-check.sh
+
+# On two nodes (numa=fake=2) a node's shortage reaches only the files that
+# can only allocate there; the unbound ones hear the nodes short together.
+VM_TESTS += tests/vm/numa/numa-check.sh
 
 # What the Debian guest gets, made before the tests run: the project as a
 # Debian user installs it, memnotify's packages and Debian's sqlite3 rebuilt

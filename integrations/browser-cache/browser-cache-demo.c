@@ -41,8 +41,9 @@
  * How much depends on what the kernel says (the level and bytes hint of
  * the MemnotifyFunc):
  *   - at critical: everything;
- *   - with a hint (a kernel with records: the bytes the system or the
- *     memory cgroup needs back): about the hint at --level, at least half
+ *   - with a hint (a kernel with records: this watcher's share of the
+ *     bytes the system or the memory cgroup needs back): about the hint
+ *     at --level, at least half
  *     the cache at a level above it;
  *   - without a hint (a kernel without records, a FIFO, PSI): half the
  *     cache on an isolated event; if the previous event was less than 5 s

@@ -31,6 +31,14 @@ tests_guest_mn_fair_LDFLAGS = $(static_link_flags)
 noinst_PROGRAMS += tests/guest/mn-bind
 tests_guest_mn_bind_SOURCES = tests/guest/mn-bind.c
 tests_guest_mn_bind_LDFLAGS = $(static_link_flags)
+# A listener with a pool that gives back what its record asks (bench-scale).
+noinst_PROGRAMS += tests/guest/mn-give
+tests_guest_mn_give_SOURCES = tests/guest/mn-give.c glib-source/memnotify-uapi.h
+tests_guest_mn_give_LDFLAGS = $(static_link_flags)
+# open(2) while many users hold the device open (bench-scale).
+noinst_PROGRAMS += tests/guest/mn-owners
+tests_guest_mn_owners_SOURCES = tests/guest/mn-owners.c
+tests_guest_mn_owners_LDFLAGS = $(static_link_flags)
 
 # A test stand-in: a FIFO answers MEM_NOTIFY_SET_LEVEL as a kernel with
 # levels (and records) does (tests/shim/fifo-device-shim.c), preloaded by
@@ -149,16 +157,22 @@ tests/robust/debug-kernel.log: $(robust_programs:=$(EXEEXT)) \
 
 # Figures only, never a pass/fail on time; not part of `make check`.
 # bench-signal: events per workload and watcher (tests/bench/run-signal.sh).
-.PHONY: bench bench-signal
+.PHONY: bench bench-signal bench-scale
 bench: $(bench_programs:=$(EXEEXT))
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 		$(SHELL) $(top_srcdir)/tests/bench/run-bench.sh $(BENCH_ARGS)
 	$(MAKE) $(AM_MAKEFLAGS) bench-signal
+# bench-scale: 8 vCPUs, 2 GiB, two nodes (tests/bench/run-scale.sh).
+bench-scale: tests/guest/mn-hog$(EXEEXT) tests/guest/mn-watch$(EXEEXT) \
+	tests/guest/mn-bind$(EXEEXT) tests/guest/mn-give$(EXEEXT) tests/guest/mn-owners$(EXEEXT)
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+		$(SHELL) $(top_srcdir)/tests/bench/run-scale.sh $(BENCH_SCALE_ARGS)
 bench-signal: tests/guest/mn-signal$(EXEEXT)
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 		$(SHELL) $(top_srcdir)/tests/bench/run-signal.sh $(BENCH_SIGNAL_ARGS)
 
 EXTRA_DIST += tests/bench/init tests/bench/run-bench.sh tests/robust/init \
 	tests/bench/signal-init tests/bench/run-signal.sh \
+	tests/bench/scale-init tests/bench/run-scale.sh \
 	tests/robust/debug-kernel.sh tests/robust/debug-pressure.sh docs/benchmarks.md
 

@@ -8,13 +8,15 @@
 static_link_flags = -all-static
 noinst_PROGRAMS += tests/guest/mn-watch tests/guest/mn-hog tests/guest/mn-badinput \
 	tests/guest/mn-record
-tests_guest_mn_watch_SOURCES = tests/guest/mn-watch.c glib-source/memnotify-uapi.h
+tests_guest_mn_watch_SOURCES = tests/guest/mn-watch.c tests/guest/mn-bench.c \
+	tests/guest/mn-bench.h glib-source/memnotify-uapi.h
 tests_guest_mn_watch_LDFLAGS = $(static_link_flags)
 tests_guest_mn_hog_SOURCES = tests/guest/mn-hog.c tests/guest/mn-bench.c tests/guest/mn-bench.h
 tests_guest_mn_hog_LDFLAGS = $(static_link_flags)
 tests_guest_mn_badinput_SOURCES = tests/guest/mn-badinput.c glib-source/memnotify-uapi.h
 tests_guest_mn_badinput_LDFLAGS = $(static_link_flags)
-tests_guest_mn_record_SOURCES = tests/guest/mn-record.c glib-source/memnotify-uapi.h
+tests_guest_mn_record_SOURCES = tests/guest/mn-record.c tests/guest/mn-bench.c \
+	tests/guest/mn-bench.h glib-source/memnotify-uapi.h
 tests_guest_mn_record_LDFLAGS = $(static_link_flags)
 # Exactly once on every readiness interface (tests/vm/once/once-check.sh).
 noinst_PROGRAMS += tests/guest/mn-once
@@ -33,7 +35,8 @@ tests_guest_mn_bind_SOURCES = tests/guest/mn-bind.c
 tests_guest_mn_bind_LDFLAGS = $(static_link_flags)
 # A listener with a pool that gives back what its record asks (bench-scale).
 noinst_PROGRAMS += tests/guest/mn-give
-tests_guest_mn_give_SOURCES = tests/guest/mn-give.c glib-source/memnotify-uapi.h
+tests_guest_mn_give_SOURCES = tests/guest/mn-give.c tests/guest/mn-bench.c \
+	tests/guest/mn-bench.h glib-source/memnotify-uapi.h
 tests_guest_mn_give_LDFLAGS = $(static_link_flags)
 # open(2) while many users hold the device open (bench-scale).
 noinst_PROGRAMS += tests/guest/mn-owners

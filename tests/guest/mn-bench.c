@@ -44,6 +44,17 @@ int mn_status(const char *dev)
 	return mn_status_at(dev, 0);
 }
 
+int mn_level_from_name(const char *name)
+{
+	if (!strcmp(name, "low"))
+		return MEM_NOTIFY_LEVEL_LOW;
+	if (!strcmp(name, "medium"))
+		return MEM_NOTIFY_LEVEL_MEDIUM;
+	if (!strcmp(name, "critical"))
+		return MEM_NOTIFY_LEVEL_CRITICAL;
+	return -1;
+}
+
 int mn_set_level(int fd, unsigned int level)
 {
 	struct mem_notify_level req = { .level = level };

@@ -20,6 +20,9 @@ void mn_sleep_ms(double ms);
  */
 int mn_status(const char *dev);
 
+/* MEM_NOTIFY_LEVEL_* of @name ("low", "medium", "critical"), or -1 */
+int mn_level_from_name(const char *name);
+
 /* MEM_NOTIFY_SET_LEVEL @level (MEM_NOTIFY_LEVEL_*) on @fd: 0, or -1 */
 int mn_set_level(int fd, unsigned int level);
 

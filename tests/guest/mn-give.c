@@ -24,6 +24,7 @@
  * usage.
  */
 #include "../../glib-source/memnotify-uapi.h"
+#include "mn-bench.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,18 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #define CHUNK (256 * 1024)
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static int usage(void)
 {
@@ -64,21 +56,17 @@ int main(int argc, char **argv)
 	long pool_mib = 64;
 	unsigned int events = 0;
 	char **chunks;
-	int fd, opt;
+	int fd, opt, level;
 
 	while ((opt = getopt(argc, argv, "P:t:l:d:")) != -1) {
 		switch (opt) {
 		case 'P': pool_mib = atol(optarg); break;
 		case 't': seconds = atof(optarg); break;
 		case 'l':
-			if (!strcmp(optarg, "low"))
-				req.level = MEM_NOTIFY_LEVEL_LOW;
-			else if (!strcmp(optarg, "medium"))
-				req.level = MEM_NOTIFY_LEVEL_MEDIUM;
-			else if (!strcmp(optarg, "critical"))
-				req.level = MEM_NOTIFY_LEVEL_CRITICAL;
-			else
+			level = mn_level_from_name(optarg);
+			if (level < 0)
 				return usage();
+			req.level = (uint32_t)level;
 			break;
 		case 'd': device = optarg; break;
 		default: return usage();
@@ -119,11 +107,11 @@ int main(int argc, char **argv)
 	}
 	printf("ready\n");
 	fflush(stdout);
-	t0 = now_ms();
+	t0 = mn_now_ms();
 	end = t0 + seconds * 1e3;
 	for (;;) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		double left = end - now_ms();
+		double left = end - mn_now_ms();
 		unsigned long long give, gave = 0;
 		int r;
 
@@ -148,7 +136,7 @@ int main(int argc, char **argv)
 		}
 		freed += gave;
 		printf("event ms=%.0f asked=%llu freed=%llu available=%llu total=%llu\n",
-		       now_ms() - t0, (unsigned long long)rec.reclaim_bytes, gave,
+		       mn_now_ms() - t0, (unsigned long long)rec.reclaim_bytes, gave,
 		       (unsigned long long)rec.available_bytes,
 		       (unsigned long long)rec.total_bytes);
 		fflush(stdout);

@@ -30,6 +30,7 @@
  * scope still at the level.
  */
 #include "../../glib-source/memnotify-uapi.h"
+#include "mn-bench.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,17 +45,6 @@
 #define CHUNK (256 * 1024)
 
 static const char *const scope_names[] = { "system", "cgroup" };
-
-static int parse_level(const char *s)
-{
-	if (!strcmp(s, "low"))
-		return MEM_NOTIFY_LEVEL_LOW;
-	if (!strcmp(s, "medium"))
-		return MEM_NOTIFY_LEVEL_MEDIUM;
-	if (!strcmp(s, "critical"))
-		return MEM_NOTIFY_LEVEL_CRITICAL;
-	return -1;
-}
 
 static void on_sigio(int sig)
 {
@@ -84,7 +74,7 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "l:m:p:d:")) != -1) {
 		switch (opt) {
 		case 'l':
-			level = parse_level(optarg);
+			level = mn_level_from_name(optarg);
 			if (level < 0)
 				return usage();
 			req.level = (uint32_t)level;

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "../../glib-source/memnotify-uapi.h"
+#include "mn-bench.h"
 
 static const char *device = "/dev/mem_notify";
 static volatile sig_atomic_t sigio_count;
@@ -96,14 +97,11 @@ int main(int argc, char **argv)
 	if (nfiles < 1 || seconds <= 0)
 		usage();
 	if (level_name) {
-		if (!strcmp(level_name, "low"))
-			level.level = MEM_NOTIFY_LEVEL_LOW;
-		else if (!strcmp(level_name, "medium"))
-			level.level = MEM_NOTIFY_LEVEL_MEDIUM;
-		else if (!strcmp(level_name, "critical"))
-			level.level = MEM_NOTIFY_LEVEL_CRITICAL;
-		else
+		int l = mn_level_from_name(level_name);
+
+		if (l < 0)
 			usage();
+		level.level = (uint32_t)l;
 	}
 	if (strcmp(mode, "poll") && strcmp(mode, "select") &&
 	    strcmp(mode, "epoll") && strcmp(mode, "sigio"))

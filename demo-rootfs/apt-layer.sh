@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # demo-rootfs/apt-layer.sh - a copy of the guest's base tree with more
 # Debian packages installed by apt (a "layer"), cached.
 #

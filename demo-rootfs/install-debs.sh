@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # demo-rootfs/install-debs.sh - install Debian packages with dpkg into a copy
 # of the guest's base tree, as a Debian user installs them (cached).
 #

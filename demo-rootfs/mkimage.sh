@@ -24,6 +24,7 @@
 #
 # Exit codes: 0 composed or cached, 1 failed, 2 bad usage.
 set -euo pipefail
+# SPDX-License-Identifier: LGPL-2.1-or-later
 . "$(dirname "$0")/../scripts/lib.sh"
 
 base=

@@ -23,6 +23,7 @@
 #
 # Exit codes: 0 built or cached, 1 build failed, 2 bad usage.
 set -euo pipefail
+# SPDX-License-Identifier: GPL-2.0-only
 . "$(dirname "$0")/../scripts/lib.sh"
 
 variant=guest

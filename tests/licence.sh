@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/licence.sh - every file git tracks names its licence: an
-# SPDX-License-Identifier line in its first 40 lines, or an annotation in
+# SPDX-License-Identifier line in its first 100 lines, or an annotation in
 # REUSE.toml (for files that cannot carry one: patches, texts, packaging)
 # whose licence is one COPYING describes. A TAP test for make check.
 #
@@ -18,7 +18,8 @@ fi
 git -C "$srcdir" ls-files -z | python3 -c '
 import re, sys, tomllib
 top = sys.argv[1]
-allowed = {"LGPL-2.1-or-later", "GPL-2.0-only", "GPL-2.0", "GPL-2.0 WITH Linux-syscall-note"}
+allowed = {"LGPL-2.1-or-later", "GPL-2.0-only", "GPL-2.0", "GPL-2.0 WITH Linux-syscall-note",
+           "FSFULLR AND FSFAP-no-warranty-disclaimer"}
 
 def glob(pat):
     out = ""
@@ -46,7 +47,7 @@ for name in files:
     lic = None
     try:
         with open(top + "/" + name, encoding="utf-8", errors="replace") as f:
-            for _, line in zip(range(40), f):
+            for _, line in zip(range(100), f):
                 m = re.search(r"SPDX-License-Identifier: (.*?)\s*(\*/|-->)?\s*$", line)
                 if m:
                     lic = m.group(1)

@@ -60,6 +60,9 @@ AM_TESTS_ENVIRONMENT += \
 # the VM tests below fail on a kernel WARNING, a stale log, a runner's exit
 # status or a short plan (tests/harness/).
 TESTS += tests/harness/test-harness.sh
+# Every tracked file names its licence (SPDX line or REUSE.toml).
+TESTS += tests/licence.sh
+EXTRA_DIST += tests/licence.sh REUSE.toml
 tests/harness/test-harness.log: tests/guest/mn-watch$(EXEEXT) \
 	tests/guest/mn-hog$(EXEEXT) tests/guest/mn-badinput$(EXEEXT) \
 	tests/guest/mn-storm$(EXEEXT) tests/guest/mn-oddinput$(EXEEXT)

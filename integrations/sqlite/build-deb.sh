@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # integrations/sqlite/build-deb.sh - rebuild Debian's sqlite3 source package
 # with memnotify-sqlite.patch, as a packager would, into .deb files (cached).
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # integrations/sqlite/build.sh - build Debian's libsqlite3 with the memnotify
 # patch (memnotify-sqlite.patch), so that SQLite sheds its page cache on
 # /dev/mem_notify memory-pressure events.

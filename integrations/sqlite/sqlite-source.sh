@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # integrations/sqlite/sqlite-source.sh - fetch Debian's sqlite3 source
 # package; sourced by build.sh and build-deb.sh (do not run it).
 #

@@ -67,42 +67,42 @@ uninstall-hook:
 	$(gio_querymodules_update)
 AM_DISTCHECK_CONFIGURE_FLAGS = --with-giomoduledir='$${libdir}/gio/modules'
 
-# GObject introspection: Memnotify-0.gir and .typelib (Python through
+# GObject introspection: Memnotify-1.0.gir and .typelib (Python through
 # python3-gi: glib-source/examples/memnotify-watch.py).
 -include $(INTROSPECTION_MAKEFILE)
 INTROSPECTION_GIRS =
 INTROSPECTION_SCANNER_ARGS = --warn-all
 INTROSPECTION_COMPILER_ARGS =
 if HAVE_INTROSPECTION
-glib-source/Memnotify-0.gir: glib-source/libmemnotify-glib.la
-glib_source_Memnotify_0_gir_INCLUDES = GLib-2.0 GObject-2.0 Gio-2.0
-glib_source_Memnotify_0_gir_CFLAGS = $(MEMNOTIFY_GLIB_CPPFLAGS) $(GLIB_CFLAGS)
-glib_source_Memnotify_0_gir_LIBS = glib-source/libmemnotify-glib.la
-glib_source_Memnotify_0_gir_FILES = glib-source/memnotify-glib.h \
+glib-source/Memnotify-1.0.gir: glib-source/libmemnotify-glib.la
+glib_source_Memnotify_1_0_gir_INCLUDES = GLib-2.0 GObject-2.0 Gio-2.0
+glib_source_Memnotify_1_0_gir_CFLAGS = $(MEMNOTIFY_GLIB_CPPFLAGS) $(GLIB_CFLAGS)
+glib_source_Memnotify_1_0_gir_LIBS = glib-source/libmemnotify-glib.la
+glib_source_Memnotify_1_0_gir_FILES = glib-source/memnotify-glib.h \
 	glib-source/memnotify-source.c glib-source/memnotify-add.c \
 	glib-source/memnotify-enums.c
-glib_source_Memnotify_0_gir_EXPORT_PACKAGES = memnotify-glib
-glib_source_Memnotify_0_gir_SCANNERFLAGS = --identifier-prefix=Memnotify \
+glib_source_Memnotify_1_0_gir_EXPORT_PACKAGES = memnotify-glib
+glib_source_Memnotify_1_0_gir_SCANNERFLAGS = --identifier-prefix=Memnotify \
 	--symbol-prefix=memnotify --c-include=memnotify-glib.h
-INTROSPECTION_GIRS += glib-source/Memnotify-0.gir
+INTROSPECTION_GIRS += glib-source/Memnotify-1.0.gir
 
 girdir = $(datadir)/gir-1.0
 gir_DATA = $(INTROSPECTION_GIRS)
 typelibdir = $(libdir)/girepository-1.0
 typelib_DATA = $(INTROSPECTION_GIRS:.gir=.typelib)
 CLEANFILES += $(gir_DATA) $(typelib_DATA)
-glib-source/tests/python.log: glib-source/Memnotify-0.typelib
+glib-source/tests/python.log: glib-source/Memnotify-1.0.typelib
 endif
 
 # API reference, made from the .gir by gi-docgen into
 # glib-source/reference/ (make; installed into $(docdir)/memnotify-glib).
 if ENABLE_DOCS
 all-local: glib-source/reference/index.html
-glib-source/reference/index.html: glib-source/Memnotify-0.gir glib-source/memnotify-glib.toml
+glib-source/reference/index.html: glib-source/Memnotify-1.0.gir glib-source/memnotify-glib.toml
 	$(AM_V_GEN)rm -rf glib-source/reference && \
 	$(GI_DOCGEN) generate --quiet --no-namespace-dir \
 		--config=$(srcdir)/glib-source/memnotify-glib.toml \
-		--output-dir=glib-source/reference glib-source/Memnotify-0.gir
+		--output-dir=glib-source/reference glib-source/Memnotify-1.0.gir
 install-data-local:
 	$(MKDIR_P) "$(DESTDIR)$(docdir)/memnotify-glib"
 	cp -R glib-source/reference/. "$(DESTDIR)$(docdir)/memnotify-glib/"

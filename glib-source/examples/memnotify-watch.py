@@ -20,7 +20,7 @@ import sys
 import gi
 
 gi.require_version("GLib", "2.0")
-gi.require_version("Memnotify", "0")
+gi.require_version("Memnotify", "1.0")
 from gi.repository import GLib, Memnotify  # noqa: E402
 
 

@@ -7,8 +7,8 @@ set -u
 builddir=${top_builddir:-.}
 srcdir=${top_srcdir:-.}
 
-if [ ! -f "$builddir/glib-source/Memnotify-0.typelib" ]; then
-	echo "1..0 # SKIP Memnotify-0.typelib is not built (configure --enable-introspection)"
+if [ ! -f "$builddir/glib-source/Memnotify-1.0.typelib" ]; then
+	echo "1..0 # SKIP Memnotify-1.0.typelib is not built (configure --enable-introspection)"
 	exit 0
 fi
 # The first python3 that has python3-gi (a pyenv python3 may come first).

@@ -18,7 +18,7 @@ import gi
 
 gi.require_version("GLib", "2.0")
 gi.require_version("GObject", "2.0")
-gi.require_version("Memnotify", "0")
+gi.require_version("Memnotify", "1.0")
 from gi.repository import GLib, GObject, Memnotify  # noqa: E402
 
 TESTS = []

@@ -74,11 +74,11 @@ fi
 check libmemnotify-glib-dev "header, .pc, .gir, .so link" \
 	./usr/include/memnotify-glib/memnotify-glib.h \
 	"./usr/lib/$ma/pkgconfig/memnotify-glib.pc" \
-	./usr/share/gir-1.0/Memnotify-0.gir \
+	./usr/share/gir-1.0/Memnotify-1.0.gir \
 	"./usr/lib/$ma/libmemnotify-glib.so -> libmemnotify-glib.so.0.0.0"
 
-check gir1.2-memnotify-0 "the typelib" \
-	"./usr/lib/$ma/girepository-1.0/Memnotify-0.typelib"
+check gir1.2-memnotify-1.0 "the typelib" \
+	"./usr/lib/$ma/girepository-1.0/Memnotify-1.0.typelib"
 
 check memnotify-gio-module "the GIO module in GIO's module directory" \
 	"./usr/lib/$ma/gio/modules/libgiomemnotify.so"

@@ -522,7 +522,7 @@ main (int   argc,
   g_autoptr(GMainLoop) loop = NULL;
   g_autoptr(GHashTable) index = NULL;
   Cache cache = { 0 };
-  guint sigint_id, sigterm_id, fill_id, browse_id, status_id = 0;
+  guint fill_id, browse_id, status_id = 0;
 
   setvbuf (stdout, NULL, _IOLBF, 0);
 
@@ -636,14 +636,16 @@ main (int   argc,
     status_id = g_timeout_add_seconds (status_interval, on_status, &cache);
   if (duration > 0)
     cache.duration_id = g_timeout_add_seconds (duration, on_duration, &cache);
-  sigint_id = g_unix_signal_add (SIGINT, on_signal, &cache);
-  sigterm_id = g_unix_signal_add (SIGTERM, on_signal, &cache);
+  g_unix_signal_add (SIGINT, on_signal, &cache);
+  g_unix_signal_add (SIGTERM, on_signal, &cache);
 
   g_main_loop_run (loop);
 
   cache.quitting = TRUE;
-  g_source_remove (sigint_id);
-  g_source_remove (sigterm_id);
+  /* The signal sources stay until the process ends: removing them gives
+   * SIGINT and SIGTERM back their default action, and a second signal
+   * (timeout(1) sends one to the process and one to its group) would then
+   * kill the demo half-way through its exit with status 143. */
   g_source_remove (fill_id);
   g_source_remove (browse_id);
   if (status_id != 0)

@@ -90,6 +90,7 @@ check "missing device: exit status 1 (got $rc), names the missing path" \
 
 # 4-11: a FIFO stands in for the device.
 mkfifo "$tmp/fifo"
+: >"$tmp/out"	# emptied before the run starts (see the control run)
 # emptied here, not by the background redirection: wait_for must not
 # find the previous run's lines before the new run starts
 : >"$tmp/out"
@@ -149,6 +150,7 @@ check "SIGTERM: exit status 0 (got $rc) and an exit line" \
 # give the freed pages back.
 rm -f "$tmp/fifo"
 mkfifo "$tmp/fifo"
+: >"$tmp/out"	# emptied before the run starts (see the control run)
 MEMNOTIFY_DEVICE="$tmp/fifo" timeout 90 "$demo" $args --backoff-seconds 1 --refill-rate-mib 96 \
 	>"$tmp/out" 2>"$tmp/err" &
 pid=$!
@@ -204,6 +206,7 @@ check "control run: SIGTERM exits 0 (got $rc) with events=0" \
 # pressure is over for the demo. "3\n" (critical) frees the whole cache.
 rm -f "$tmp/fifo"
 mkfifo "$tmp/fifo"
+: >"$tmp/out"	# emptied before the run starts (see the control run)
 # emptied here, not by the background redirection: wait_for must not
 # find the previous run's lines before the new run starts
 : >"$tmp/out"

@@ -19,8 +19,9 @@
 # whether the OOM killer fired. Then it boots the guest twice more with two
 # unchanged GLib programs that use GMemoryMonitor, xdg-desktop-portal and
 # fwupd, under the same kind of pressure: once with memnotify's GIO module
-# installed (its package), once with it removed, and reports what they
-# received (tests/vm/scenarios/gio-clients). Everything built is cached in
+# installed (its package), once with it removed, and once on the same
+# kernel without the mem_notify patches, where the module falls back to
+# PSI, and reports what they received (tests/vm/scenarios/gio-clients). Everything built is cached in
 # $MEMNOTIFY_CACHE (default ~/.cache/memnotify); a second run takes about six
 # minutes. Results: results/demo-<mode>/ and results/demo-gio-<mode>/ (serial console, kernel log, app logs).
 #
@@ -48,8 +49,9 @@ done
 mn_log "step 1/5: the project build and its Debian packages (about 10 minutes the first time)"
 scripts/build-project.sh
 (cd _build && make -s stage)
-mn_log "step 2/5: guest kernel (7 to 15 minutes the first time)"
+mn_log "step 2/5: guest kernel, and one without the patches (7 to 15 minutes each the first time)"
 kernel/build.sh
+kernel/build.sh --variant plain
 mn_log "step 3/5: Debian guest (about 1 minute the first time)"
 demo-rootfs/build.sh >/dev/null
 
@@ -79,11 +81,12 @@ for mode in coop control; do
 	run "slice-$mode" "$mode" pressure --mem 768M --append memnotify.scope=slice
 done
 
-mn_log "step 5/5: xdg-desktop-portal and fwupd with and without the GIO module"
+mn_log "step 5/5: xdg-desktop-portal and fwupd with and without the GIO module, and on PSI"
 demo-rootfs/apt-layer.sh gio-clients >/dev/null
 for mode in module nomodule; do
 	run "gio-$mode" "$mode" gio-clients --layer gio-clients
 done
+run gio-psi psi gio-clients --layer gio-clients --variant plain --swap 512M
 
 val() { sed -n "s/^$2=//p" "results/demo-$1/summary" 2>/dev/null | tail -n 1; }
 mib() { [ -n "$1" ] && awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }' || echo "?"; }
@@ -128,10 +131,17 @@ row "fwupd GMemoryMonitor" "$(val gio-module fwupd_backend)" "$(val gio-nomodule
 row "  fwupd \"OOM event, shutting down\"" "$( [ "$(val gio-module fwupd_oom_line)" = 1 ] && echo "after $(val gio-module fwupd_first_s) s, exit $(val gio-module fwupd_exit)" || echo no)" \
 	"$( [ "$(val gio-nomodule fwupd_oom_line)" = 1 ] && echo yes || echo "no, still running: $(val gio-nomodule fwupd_running_after)")"
 echo
+echo "on a kernel without the patches (no /dev/mem_notify, 512 MiB swap): the module on PSI triggers"
+row "xdg-desktop-portal GMemoryMonitor" "$(val gio-psi xdp_backend), $(val gio-psi xdp_module_choice | sed 's/.*(//; s/)$//')" ""
+row "  streaming I/O ($(val gio-psi io_mib) MiB)" "$(val gio-psi io_signals) LowMemoryWarning" "PSI: tasks stalled $(val gio-psi io_psi_some_ms) ms"
+row "  under the hog" "$(val gio-psi xdp_signals) LowMemoryWarning, first after $(val gio-psi xdp_first_s) s" "PSI: tasks stalled $(val gio-psi hog_psi_some_ms) ms"
+row "  fwupd \"OOM event, shutting down\"" "$( [ "$(val gio-psi fwupd_oom_line)" = 1 ] && echo "after $(val gio-psi fwupd_first_s) s, exit $(val gio-psi fwupd_exit)" || echo no)" ""
+echo
 ok=1
 [ -z "$failed_runs" ] || ok=0
 grep -q '^status=pass' results/demo-gio-module/result 2>/dev/null || ok=0
 grep -q '^status=pass' results/demo-gio-nomodule/result 2>/dev/null || ok=0
+grep -q '^status=pass' results/demo-gio-psi/result 2>/dev/null || ok=0
 grep -q '^status=pass' results/demo-coop/result 2>/dev/null || ok=0
 grep -q '^status=pass' results/demo-control/result 2>/dev/null || ok=0
 grep -q '^status=pass' results/demo-slice-coop/result 2>/dev/null || ok=0
@@ -140,7 +150,8 @@ if [ $ok = 1 ]; then
 	echo "verdict: with /dev/mem_notify the apps gave memory back and the OOM killer never fired,"
 	echo "         under the guest's memory and under a slice's MemoryMax=; without it the same"
 	echo "         load ended in an OOM kill. Unchanged GLib programs heard"
-	echo "         the device through the GIO module, and chose another backend without it."
+	echo "         the device through the GIO module, and chose another backend without it;"
+	echo "         on a kernel without the device the module warned them through PSI."
 else
 	echo "verdict: the demo did not show the expected outcome${failed_runs:+ (failed:$failed_runs)}; see results/demo-*.tap"
 	echo "         and the serial logs in results/demo-*/"

@@ -3,8 +3,8 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Usage: mn-hog [-s STEP_MIB] [-m MAX_MIB] [-p PAUSE_MS] [-u] [-k] [-H SECONDS]
- *               [-d DEVICE]
+ * Usage: mn-hog [-s STEP_MIB] [-m MAX_MIB] [-p PAUSE_MS] [-u] [-P STALL_MS] [-k]
+ *               [-H SECONDS] [-d DEVICE]
  *
  *   -s  allocate STEP_MIB per step (default 8); below 64 MiB of free memory
  *       the step shrinks to 1/4 MiB and the pause grows to at least 20 ms,
@@ -15,6 +15,11 @@
  *   -u  stop as soon as DEVICE (default /dev/mem_notify) reads "1", i.e.
  *       some node is short of memory (a new file each step: a file returns
  *       the state once after open, then end of file until notified)
+ *   -P  stop as soon as tasks have stalled on memory for STALL_MS within
+ *       the last 2 s ("some total" of the memory.pressure of the hog's
+ *       cgroup, else of /proc/pressure/memory, as a PSI trigger
+ *       "some STALL_MS000 2000000" there counts it): the pressure point as
+ *       PSI sees it, for a kernel without the device
  *   -k  stop as soon as the OOM killer has fired (oom_kill in /proc/vmstat
  *       grew), and then exit at once, without -H: a control run needs one
  *       OOM kill, not the thrashing that more of them cost
@@ -33,6 +38,72 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/*
+ * The PSI memory file of the hog's own cgroup (cgroup2: the file PSI
+ * triggers of programs in that cgroup watch), else the system's.
+ */
+static char psi_path[4096] = "/proc/pressure/memory";
+
+static void psi_find(void)
+{
+	char line[4000], path[4096];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (strncmp(line, "0::", 3))
+			continue;
+		snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.pressure",
+			 strcmp(line + 3, "/") ? line + 3 : "");
+		if (access(path, R_OK) == 0)
+			snprintf(psi_path, sizeof(psi_path), "%s", path);
+	}
+	fclose(f);
+}
+
+/* the "some" line's total= of psi_path in µs, -1 if none */
+static long long psi_some_us(void)
+{
+	FILE *f = fopen(psi_path, "r");
+	long long total = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "some avg10=%*f avg60=%*f avg300=%*f total=%lld",
+		   &total) != 1)
+		total = -1;
+	fclose(f);
+	return total;
+}
+
+/*
+ * Samples of the stall total, the newest last, over at least the last 2 s:
+ * how long tasks stalled within that window.
+ */
+#define PSI_SAMPLES 1024
+static struct { double ms; long long us; } psi_ring[PSI_SAMPLES];
+static unsigned int psi_n;
+
+static long long psi_stall_2s_us(void)
+{
+	double now = mn_now_ms();
+	long long total = psi_some_us();
+	unsigned int i, first = psi_n > PSI_SAMPLES ? psi_n - PSI_SAMPLES : 0;
+	long long oldest = total;
+
+	psi_ring[psi_n % PSI_SAMPLES].ms = now;
+	psi_ring[psi_n % PSI_SAMPLES].us = total;
+	psi_n++;
+	for (i = first; i < psi_n; i++)
+		if (psi_ring[i % PSI_SAMPLES].ms >= now - 2000) {
+			oldest = psi_ring[i % PSI_SAMPLES].us;
+			break;
+		}
+	return total - oldest;
+}
+
 int main(int argc, char **argv)
 {
 	const char *device = "/dev/mem_notify";
@@ -40,25 +111,29 @@ int main(int argc, char **argv)
 	int pause_ms = 10, until_pressure = 0, until_oom = 0, opt;
 	int pressure = 0, oom = 0;
 	long oom_start = -1;
+	long long stall_us = 0;
 	double total = 0;
 
-	while ((opt = getopt(argc, argv, "s:m:p:ukH:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:m:p:uP:kH:d:")) != -1) {
 		switch (opt) {
 		case 's': step_mib = atof(optarg); break;
 		case 'm': max_mib = atof(optarg); break;
 		case 'p': pause_ms = atoi(optarg); break;
 		case 'u': until_pressure = 1; break;
+		case 'P': stall_us = atoll(optarg) * 1000; break;
 		case 'k': until_oom = 1; break;
 		case 'H': hold = atof(optarg); break;
 		case 'd': device = optarg; break;
 		default:
 			fprintf(stderr, "usage: mn-hog [-s STEP_MIB] [-m MAX_MIB] "
-				"[-p PAUSE_MS] [-u] [-k] [-H SECONDS] [-d DEVICE]\n");
+				"[-p PAUSE_MS] [-u] [-P STALL_MS] [-k] [-H SECONDS] "
+				"[-d DEVICE]\n");
 			return 2;
 		}
 	}
-	if (step_mib <= 0 || (!until_pressure && max_mib <= 0)) {
-		fprintf(stderr, "mn-hog: need a positive step and -m or -u\n");
+	if (step_mib <= 0 || stall_us < 0 ||
+	    (!until_pressure && !stall_us && max_mib <= 0)) {
+		fprintf(stderr, "mn-hog: need a positive step and -m, -u or -P\n");
 		return 2;
 	}
 	if (until_pressure) {
@@ -70,6 +145,14 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (stall_us) {
+		psi_find();
+		if (psi_some_us() < 0) {
+			fprintf(stderr, "mn-hog: cannot read %s\n", psi_path);
+			return 1;
+		}
+		psi_stall_2s_us();	/* the first sample */
+	}
 	if (until_oom)
 		oom_start = mn_vmstat("oom_kill");
 	t0 = mn_now_ms();
@@ -103,6 +186,10 @@ int main(int argc, char **argv)
 		}
 		/* a new file each step: a file returns the state once */
 		if (until_pressure && mn_status(device) == 1) {
+			pressure = 1;
+			break;
+		}
+		if (stall_us && psi_stall_2s_us() >= stall_us) {
 			pressure = 1;
 			break;
 		}

@@ -6,7 +6,9 @@
 # QEMU in the Debian guest with layer gio-clients (run-scenario.sh --layer
 # gio-clients) and the project's packages (--debs), once as installed
 # (mode=module) and once with the module removed (mode=nomodule, the
-# control). A TAP test for make check.
+# control); then once more on the kernel without the device (the plain
+# variant, 512 MiB of swap), where the module falls back to PSI (mode=psi).
+# A TAP test for make check-vm.
 #
 # Usage: tests/vm/vm-gio-clients.sh [--stage DIR] [--debs DIR]
 #
@@ -16,7 +18,8 @@
 #
 # Skipped (1..0 # SKIP) only when not root and the layer's tree is not
 # cached (building it needs root). Environment as vm-units.sh. Results go to
-# $top_builddir/results/vm-gio-clients/{module,nomodule}/, with summary.txt.
+# $top_builddir/results/vm-gio-clients/{module,nomodule,psi}/, with
+# summary.txt.
 #
 # Exit status: 0 all points passed, 1 a point failed.
 set -uo pipefail
@@ -43,4 +46,5 @@ mn_vm_skip_uncached "$run" gio-clients --layer gio-clients --variant "$variant"
 
 mn_vm_guest_inputs "$stage" "$debs" || mn_tap_done
 mn_vm_modes "$out" "module nomodule" "$run" gio-clients --layer gio-clients --variant "$variant" --stage "$stage" --debs "$debs"
+mn_vm_modes "$out" psi "$run" gio-clients --layer gio-clients --variant plain --swap 512M --stage "$stage" --debs "$debs"
 mn_tap_done

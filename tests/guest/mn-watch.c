@@ -4,10 +4,12 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Usage: mn-watch [-m poll|select|epoll|sigio] [-n FILES] [-t SECONDS]
- *                 [-d DEVICE] [-l low|medium|critical] [-q]
+ *                 [-d DEVICE] [-l low|medium|critical] [-r] [-q]
  *
  * With -l, each file chooses that level with MEM_NOTIFY_SET_LEVEL before
- * the watch starts (the kernel refusing it is a failure).
+ * the watch starts (the kernel refusing it is a failure). With -r the files
+ * read records (MEM_NOTIFY_FLAG_RECORD, at -l's level or medium) and each
+ * event line ends with the record's " scope=system" or " scope=cgroup".
  *
  * Opens the device FILES times (default 1) and waits for notifications with
  * the given method for SECONDS (default 10). Each file is read once after
@@ -52,26 +54,37 @@ static void on_sigio(int sig)
 	sigio_count++;
 }
 
-/* take a file's event (or its state after open): one read; -1 on error */
-static int take(int fd)
+static int records;	/* -r: the files read records */
+
+/*
+ * take a file's event (or its state after open): one read; -1 on error.
+ * With -r, *@scope (if not NULL) is set to the record's scope.
+ */
+static int take(int fd, const char **scope)
 {
-	char buf[8];
+	struct mem_notify_record rec;
 	ssize_t n;
 
 	do
-		n = read(fd, buf, sizeof(buf));
+		n = read(fd, &rec, records ? sizeof(rec) : 8);
 	while (n < 0 && errno == EINTR);
 	if (n < 0 && errno != EAGAIN) {
 		perror("mn-watch: read");
 		return -1;
 	}
+	if (scope)
+		*scope = !records ? "" :
+			 n < MEM_NOTIFY_RECORD_SIZE_VER0 ? " scope=none" :
+			 rec.scope == MEM_NOTIFY_SCOPE_SYSTEM ? " scope=system" :
+			 rec.scope == MEM_NOTIFY_SCOPE_CGROUP ? " scope=cgroup" :
+			 " scope=?";
 	return 0;
 }
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: mn-watch [-m poll|select|epoll|sigio] [-n FILES] "
-		"[-t SECONDS] [-d DEVICE] [-l low|medium|critical] [-q]\n");
+		"[-t SECONDS] [-d DEVICE] [-l low|medium|critical] [-r] [-q]\n");
 	exit(2);
 }
 
@@ -83,13 +96,14 @@ int main(int argc, char **argv)
 	double seconds = 10, t0, deadline;
 	int *fds, *counts;
 
-	while ((opt = getopt(argc, argv, "m:n:t:d:l:q")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:t:d:l:rq")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 'n': nfiles = atoi(optarg); break;
 		case 't': seconds = atof(optarg); break;
 		case 'd': device = optarg; break;
 		case 'l': level_name = optarg; break;
+		case 'r': records = 1; break;
 		case 'q': quiet = 1; break;
 		default: usage();
 		}
@@ -102,6 +116,11 @@ int main(int argc, char **argv)
 		if (l < 0)
 			usage();
 		level.level = (uint32_t)l;
+	}
+	if (records) {
+		if (!level.level)
+			level.level = MEM_NOTIFY_LEVEL_MEDIUM;
+		level.flags = MEM_NOTIFY_FLAG_RECORD;
 	}
 	if (strcmp(mode, "poll") && strcmp(mode, "select") &&
 	    strcmp(mode, "epoll") && strcmp(mode, "sigio"))
@@ -132,7 +151,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		/* the state after open is not an event */
-		if (take(fds[i]) < 0)
+		if (take(fds[i], NULL) < 0)
 			return 1;
 	}
 
@@ -167,7 +186,7 @@ int main(int argc, char **argv)
 			}
 			/* SIGIO does not say which file: read them all */
 			for (i = 0; i < nfiles; i++)
-				if (take(fds[i]) < 0)
+				if (take(fds[i], NULL) < 0)
 					return 1;
 		}
 		woken = total ? 1 : 0;
@@ -201,12 +220,15 @@ int main(int argc, char **argv)
 			for (i = 0; i < n; i++) {
 				int idx = evs[i].data.u32;
 
+				const char *scope;
+
 				counts[idx]++;
 				total++;
-				if (!quiet)
-					printf("event %.0f %d\n", now_ms() - t0, idx);
-				if (take(fds[idx]) < 0)
+				if (take(fds[idx], &scope) < 0)
 					return 1;
+				if (!quiet)
+					printf("event %.0f %d%s\n", now_ms() - t0, idx,
+					       scope);
 			}
 			fflush(stdout);
 		}
@@ -251,12 +273,15 @@ int main(int argc, char **argv)
 			for (i = 0; n > 0 && i < nfiles; i++) {
 				if (!(pfd[i].revents & POLLIN))
 					continue;
+				const char *scope;
+
 				counts[i]++;
 				total++;
-				if (!quiet)
-					printf("event %.0f %d\n", now_ms() - t0, i);
-				if (take(fds[i]) < 0)
+				if (take(fds[i], &scope) < 0)
 					return 1;
+				if (!quiet)
+					printf("event %.0f %d%s\n", now_ms() - t0, i,
+					       scope);
 			}
 			fflush(stdout);
 		}

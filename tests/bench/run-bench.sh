@@ -20,7 +20,14 @@
 #                     patched, so that host drift hits both (default 2); then
 #                     one more boot of each with QEMU's -icount (one vCPU,
 #                     virtual time = guest instructions), which is
-#                     deterministic and immune to host load
+#                     deterministic and immune to host load (one vCPU: with
+#                     8, QEMU 7.2's -icount never brought up the secondary
+#                     CPUs, the boot stopped at "Booting SMP configuration")
+#   --watchers N      one more -icount boot of the patched kernel with N
+#                     files open on the device (mn-watch -n N, idle in poll)
+#                     while the loop runs: the hooks' cost while a file is
+#                     open; the other boots have none open, so their hooks
+#                     are off (default 0: no such boot)
 #   --only LIST       run only these benchmarks
 #   --append ARGS     more kernel arguments for every guest, e.g.
 #                     'mnbench.lat=-v' (options for mn-latency; mnbench.fan=
@@ -46,7 +53,7 @@ srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-$srcdir}
 . "$srcdir/tests/vm/lib.sh"
 
-rounds=25 fanout=1,16,256,1000 fanout_secs=20 fault=256:10 pairs=2
+rounds=25 fanout=1,16,256,1000 fanout_secs=20 fault=256:10 pairs=2 watchers=0
 only=latency,latency-noswap,latency-low,fanout,faultloop
 out=$builddir/results/bench
 report=0
@@ -58,6 +65,7 @@ while [ $# -gt 0 ]; do
 	--fanout-secs) fanout_secs=$2; shift 2 ;;
 	--fault) fault=$2; shift 2 ;;
 	--pairs) pairs=$2; shift 2 ;;
+	--watchers) watchers=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
@@ -67,12 +75,15 @@ while [ $# -gt 0 ]; do
 	esac
 done
 want() { case ",$only," in *",$1,"*) return 0 ;; esac; return 1; }
+for n in "$pairs" "$watchers"; do
+	case $n in ''|*[!0-9]*) echo "run-bench.sh: --pairs and --watchers take a number (got '$n')" >&2; exit 2 ;; esac
+done
 mkdir -p "$out"
 
 boot_all() {
 # --- ingredients ----------------------------------------------------------
 progs=
-for p in mn-latency mn-fanout mn-faultloop; do progs="$progs $builddir/tests/guest/$p"; done
+for p in mn-latency mn-fanout mn-faultloop mn-watch; do progs="$progs $builddir/tests/guest/$p"; done
 # shellcheck disable=SC2086
 mn_vm_initramfs "$out/initramfs.cpio.gz" "$srcdir/tests/bench/init" $progs >&2 ||
 	mn_die "cannot build the benchmark initramfs (see above)"
@@ -146,6 +157,9 @@ if want faultloop; then
 	done
 	boot_icount icount-plain plain "mnbench.run=faultloop mnbench.fault=${fault%%:*}:3"
 	boot_icount icount-guest guest "mnbench.run=faultloop mnbench.fault=${fault%%:*}:3"
+	[ "$watchers" = 0 ] ||
+		boot_icount icount-watch guest "mnbench.run=faultloop mnbench.fault=${fault%%:*}:3" \
+			"mnbench.watchers=$watchers"
 fi
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 elapsed=$(( $(date +%s) - t0 ))
@@ -176,7 +190,7 @@ mdsay() { echo "$*" >>"$md"; }
 accel=$(mn_vm_accel)
 say "memnotify benchmarks: $(date -u +%Y-%m-%d), linux-source-6.1 $(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)"
 say "QEMU $accel, guests with 2 vCPUs and 512 MiB; host $(nproc) CPUs, load average $load0 at the start, $load1 at the end; ${elapsed}s"
-say "command: tests/bench/run-bench.sh --rounds $rounds --fanout $fanout --fanout-secs $fanout_secs --fault $fault --pairs $pairs --only $only"
+say "command: tests/bench/run-bench.sh --rounds $rounds --fanout $fanout --fanout-secs $fanout_secs --fault $fault --pairs $pairs --watchers $watchers --only $only"
 say ""
 
 latency_table() { # latency_table TAG TITLE [POINT]
@@ -244,10 +258,13 @@ fi
 
 if want faultloop; then
 	say "3. Hot path: mmap + touch + munmap of ${fault%%:*} MiB, ${fault##*:} timed loops per boot, $pairs boots per kernel"
-	mdsay "| kernel | loops | median ms | quartiles ms | min ms | ns per fault (median) |"
-	mdsay "|---|---|---|---|---|---|"
+	if [ "$pairs" != 0 ]; then
+		mdsay "| kernel | loops | median ms | quartiles ms | min ms | ns per fault (median) |"
+		mdsay "|---|---|---|---|---|---|"
+	fi
 	declare -A med
 	for v in plain guest; do
+		[ "$pairs" = 0 ] && break
 		all=$(cat "$out"/fault-"$v"-*.log 2>/dev/null | grep -a '^MN-FAULT: loop ' | tr -d '\r' |
 			sed 's/.* ms=\([0-9.]*\).*/\1/' | sort -n)
 		cnt=$(echo "$all" | grep -c .)
@@ -284,11 +301,24 @@ if want faultloop; then
 	if [ -n "${ic[plain]}" ] && [ -n "${ic[guest]}" ]; then
 		ratio=$(awk -v a="${ic[guest]}" -v b="${ic[plain]}" 'BEGIN { printf "%.5f", a / b }')
 		say "   with -icount (virtual ms = guest instructions / 1e6, 3 loops each):"
-		say "   plain ${ic[plain]} ms, guest (patched) ${ic[guest]} ms, ratio $ratio"
-		mdsay "| kernel, QEMU -icount shift=0 (1 ns per instruction) | median of 3 loops, virtual ms |"
-		mdsay "|---|---|"
-		mdsay "| plain | ${ic[plain]} |"
-		mdsay "| guest (patched) | ${ic[guest]} |"
+		say "   plain ${ic[plain]} ms, guest (patched, no file open) ${ic[guest]} ms, ratio $ratio"
+		mdsay "| kernel, QEMU -icount shift=0 (1 ns per instruction) | median of 3 loops, virtual ms | patched / plain |"
+		mdsay "|---|---|---|"
+		mdsay "| plain | ${ic[plain]} | |"
+		mdsay "| guest (patched), no file open | ${ic[guest]} | $ratio |"
+		if [ "$watchers" != 0 ]; then
+			l=$(lines "$out/icount-watch.log" FAULT | grep '^faultloop ')
+			w=$(val median_ms "$l")
+			open=$(lines "$out/icount-watch.log" INFO | sed -n 's/^watchers open=\([0-9]*\).*/\1/p' | tail -n 1)
+			if [ -n "$w" ]; then
+				wr=$(awk -v a="$w" -v b="${ic[plain]}" 'BEGIN { printf "%.5f", a / b }')
+				say "   guest (patched) with ${open:-?} files open: $w ms, ratio $wr"
+				mdsay "| guest (patched), ${open:-?} files open | $w | $wr |"
+			else
+				say "   guest (patched) with $watchers files open: no result"
+				failed=1
+			fi
+		fi
 		mdsay ""
 		mdsay "Ratio patched/plain (instruction-counted): **$ratio**"
 		mdsay ""

@@ -21,9 +21,10 @@
 # fwupd, under the same kind of pressure: once with memnotify's GIO module
 # installed (its package), once with it removed, and once on the same
 # kernel without the mem_notify patches, where the module falls back to
-# PSI, and reports what they received (tests/vm/scenarios/gio-clients). Everything built is cached in
-# $MEMNOTIFY_CACHE (default ~/.cache/memnotify); a second run takes about six
-# minutes. Results: results/demo-<mode>/ and results/demo-gio-<mode>/ (serial console, kernel log, app logs).
+# PSI, and reports what they received (tests/vm/scenarios/gio-clients).
+# Everything built is cached in $MEMNOTIFY_CACHE (default ~/.cache/memnotify);
+# a second run takes about 13 minutes. Results: results/demo-<mode>/ and
+# results/demo-gio-<mode>/ (serial console, kernel log, app logs).
 #
 # Exit status: 0 the demo showed what it should (no OOM kill while the apps
 # cooperated, an OOM kill without them; the GLib programs heard the device

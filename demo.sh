@@ -23,7 +23,7 @@
 # kernel without the mem_notify patches, where the module falls back to
 # PSI, and reports what they received (tests/vm/scenarios/gio-clients).
 # Everything built is cached in $MEMNOTIFY_CACHE (default ~/.cache/memnotify);
-# a second run takes about 13 minutes. Results: results/demo-<mode>/ and
+# a second run takes about 17 minutes. Results: results/demo-<mode>/ and
 # results/demo-gio-<mode>/ (serial console, kernel log, app logs).
 #
 # Exit status: 0 the demo showed what it should (no OOM kill while the apps

@@ -55,6 +55,15 @@ int mn_level_from_name(const char *name)
 	return -1;
 }
 
+const char *mn_scope_name(unsigned int scope)
+{
+	switch (scope) {
+	case MEM_NOTIFY_SCOPE_SYSTEM: return "system";
+	case MEM_NOTIFY_SCOPE_CGROUP: return "cgroup";
+	default: return "?";
+	}
+}
+
 int mn_set_level(int fd, unsigned int level)
 {
 	struct mem_notify_level req = { .level = level };

@@ -23,6 +23,9 @@ int mn_status(const char *dev);
 /* MEM_NOTIFY_LEVEL_* of @name ("low", "medium", "critical"), or -1 */
 int mn_level_from_name(const char *name);
 
+/* the name of a record's MEM_NOTIFY_SCOPE_* ("system", "cgroup"), or "?" */
+const char *mn_scope_name(unsigned int scope);
+
 /* MEM_NOTIFY_SET_LEVEL @level (MEM_NOTIFY_LEVEL_*) on @fd: 0, or -1 */
 int mn_set_level(int fd, unsigned int level);
 

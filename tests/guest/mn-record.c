@@ -44,7 +44,6 @@
 
 #define CHUNK (256 * 1024)
 
-static const char *const scope_names[] = { "system", "cgroup" };
 
 static void on_sigio(int sig)
 {
@@ -154,7 +153,7 @@ int main(int argc, char **argv)
 	hint = rec.reclaim_bytes;
 	printf("notified taken_mib=%zu level=%u scope=%s reclaim_bytes=%llu "
 	       "available_bytes=%llu total_bytes=%llu\n", n_chunks * CHUNK >> 20,
-	       rec.level, rec.scope < 2 ? scope_names[rec.scope] : "?",
+	       rec.level, mn_scope_name(rec.scope),
 	       (unsigned long long)rec.reclaim_bytes,
 	       (unsigned long long)rec.available_bytes,
 	       (unsigned long long)rec.total_bytes);

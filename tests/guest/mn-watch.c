@@ -58,7 +58,8 @@ static int records;	/* -r: the files read records */
 
 /*
  * take a file's event (or its state after open): one read; -1 on error.
- * With -r, *@scope (if not NULL) is set to the record's scope.
+ * With -r, *@scope (if not NULL) is set to the record's scope: "system",
+ * "cgroup", "?" or, for a read shorter than a record, "none".
  */
 static int take(int fd, const char **scope)
 {
@@ -73,12 +74,18 @@ static int take(int fd, const char **scope)
 		return -1;
 	}
 	if (scope)
-		*scope = !records ? "" :
-			 n < MEM_NOTIFY_RECORD_SIZE_VER0 ? " scope=none" :
-			 rec.scope == MEM_NOTIFY_SCOPE_SYSTEM ? " scope=system" :
-			 rec.scope == MEM_NOTIFY_SCOPE_CGROUP ? " scope=cgroup" :
-			 " scope=?";
+		*scope = n < MEM_NOTIFY_RECORD_SIZE_VER0 ? "none" :
+			 mn_scope_name(rec.scope);
 	return 0;
+}
+
+/* one "event" line; with -r it ends with the record's " scope=..." */
+static void print_event(double ms, int idx, const char *scope)
+{
+	if (records)
+		printf("event %.0f %d scope=%s\n", ms, idx, scope);
+	else
+		printf("event %.0f %d\n", ms, idx);
 }
 
 static void usage(void)
@@ -227,8 +234,7 @@ int main(int argc, char **argv)
 				if (take(fds[idx], &scope) < 0)
 					return 1;
 				if (!quiet)
-					printf("event %.0f %d%s\n", now_ms() - t0, idx,
-					       scope);
+					print_event(now_ms() - t0, idx, scope);
 			}
 			fflush(stdout);
 		}
@@ -280,8 +286,7 @@ int main(int argc, char **argv)
 				if (take(fds[i], &scope) < 0)
 					return 1;
 				if (!quiet)
-					printf("event %.0f %d%s\n", now_ms() - t0, i,
-					       scope);
+					print_event(now_ms() - t0, i, scope);
 			}
 			fflush(stdout);
 		}

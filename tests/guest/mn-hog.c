@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Usage: mn-hog [-s STEP_MIB] [-m MAX_MIB] [-p PAUSE_MS] [-u] [-P STALL_MS] [-k]
- *               [-H SECONDS] [-d DEVICE]
+ *               [-R MIB] [-H SECONDS] [-d DEVICE]
  *
  *   -s  allocate STEP_MIB per step (default 8); below 64 MiB of free memory
  *       the step shrinks to 1/4 MiB and the pause grows to at least 20 ms,
@@ -23,6 +23,10 @@
  *   -k  stop as soon as the OOM killer has fired (oom_kill in /proc/vmstat
  *       grew), and then exit at once, without -H: a control run needs one
  *       OOM kill, not the thrashing that more of them cost
+ *   -R  after each step read back MIB of the memory taken before, a page at
+ *       a time, round robin from the oldest: a working set as large as all
+ *       it took, so that past the guest's memory it waits on swap-ins (what
+ *       PSI counts as a stall), as a thrashing program does
  *   -H  hold the memory for SECONDS before exiting (default 0)
  *
  * Prints "reached_mib=<N> pressure=<0|1> oom=<0|1> ms=<elapsed>" when it
@@ -37,6 +41,35 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+/* what the hog took, step by step, for -R */
+#define MAX_STEPS 65536
+static struct { char *p; size_t len; } steps[MAX_STEPS];
+static unsigned int nr_steps, re_step;
+static size_t re_off;
+
+/* read back @mib of the steps taken, a byte per page, from where it stopped */
+static void reread(double mib)
+{
+	size_t left = (size_t)(mib * 1024 * 1024), page = 4096;
+	volatile char sink;
+
+	while (left >= page && nr_steps > 1) {
+		/* the step just taken is resident: never read it back */
+		if (re_step >= nr_steps - 1) {
+			re_step = 0;
+			re_off = 0;
+		}
+		sink = steps[re_step].p[re_off];
+		(void)sink;
+		left -= page;
+		re_off += page;
+		if (re_off >= steps[re_step].len) {
+			re_step++;
+			re_off = 0;
+		}
+	}
+}
 
 /*
  * The PSI memory file of the hog's own cgroup (cgroup2: the file PSI
@@ -107,14 +140,14 @@ static long long psi_stall_2s_us(void)
 int main(int argc, char **argv)
 {
 	const char *device = "/dev/mem_notify";
-	double step_mib = 8, max_mib = 0, hold = 0, t0;
+	double step_mib = 8, max_mib = 0, hold = 0, reread_mib = 0, t0;
 	int pause_ms = 10, until_pressure = 0, until_oom = 0, opt;
 	int pressure = 0, oom = 0;
 	long oom_start = -1;
 	long long stall_us = 0;
 	double total = 0;
 
-	while ((opt = getopt(argc, argv, "s:m:p:uP:kH:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:m:p:uP:kR:H:d:")) != -1) {
 		switch (opt) {
 		case 's': step_mib = atof(optarg); break;
 		case 'm': max_mib = atof(optarg); break;
@@ -122,18 +155,20 @@ int main(int argc, char **argv)
 		case 'u': until_pressure = 1; break;
 		case 'P': stall_us = atoll(optarg) * 1000; break;
 		case 'k': until_oom = 1; break;
+		case 'R': reread_mib = atof(optarg); break;
 		case 'H': hold = atof(optarg); break;
 		case 'd': device = optarg; break;
 		default:
 			fprintf(stderr, "usage: mn-hog [-s STEP_MIB] [-m MAX_MIB] "
-				"[-p PAUSE_MS] [-u] [-P STALL_MS] [-k] [-H SECONDS] "
+				"[-p PAUSE_MS] [-u] [-P STALL_MS] [-k] [-R MIB] "
+				"[-H SECONDS] "
 				"[-d DEVICE]\n");
 			return 2;
 		}
 	}
-	if (step_mib <= 0 || stall_us < 0 ||
+	if (step_mib <= 0 || stall_us < 0 || reread_mib < 0 ||
 	    (!until_pressure && !stall_us && max_mib <= 0)) {
-		fprintf(stderr, "mn-hog: need a positive step and -m, -u or -P\n");
+		fprintf(stderr, "mn-hog: need a positive step, -R of 0 or more, and -m, -u or -P\n");
 		return 2;
 	}
 	if (until_pressure) {
@@ -179,6 +214,16 @@ int main(int argc, char **argv)
 		}
 		memset(p, 0x5a, len);
 		total += step;
+		if (reread_mib) {
+			if (nr_steps == MAX_STEPS) {
+				fprintf(stderr, "mn-hog: more than %d steps for -R\n",
+					MAX_STEPS);
+				return 1;
+			}
+			steps[nr_steps].p = p;
+			steps[nr_steps++].len = len;
+			reread(reread_mib);
+		}
 
 		if (until_oom && oom_start >= 0 && mn_vmstat("oom_kill") > oom_start) {
 			oom = 1;

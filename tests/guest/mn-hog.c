@@ -14,7 +14,11 @@
  *   -p  pause between steps (default 10 ms)
  *   -u  stop as soon as DEVICE (default /dev/mem_notify) reads "1", i.e.
  *       some node is short of memory (a new file each step: a file returns
- *       the state once after open, then end of file until notified)
+ *       the state once after open, then end of file until notified); one
+ *       more file stays open all along, so that the device checks memory
+ *       while the hog runs, as it does while any program listens (with no
+ *       file open it checks nothing, and a new file reads the level the
+ *       last check left)
  *   -P  stop as soon as tasks have stalled on memory for STALL_MS within
  *       the last 2 s ("some total" of the memory.pressure of the hog's
  *       cgroup, else of /proc/pressure/memory, as a PSI trigger
@@ -36,6 +40,7 @@
 #include "tests/guest/mn-bench.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +177,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (until_pressure) {
+		/* held until exit: the device checks while a file is open */
+		if (open(device, O_RDONLY) < 0) {
+			fprintf(stderr, "mn-hog: cannot open %s: %s\n", device,
+				strerror(errno));
+			return 1;
+		}
 		errno = 0;
 		if (mn_status(device) < 0) {
 			fprintf(stderr, "mn-hog: cannot read the state of %s: %s\n", device,

@@ -3,7 +3,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Usage: mn-hog [-s STEP_MIB] [-m MAX_MIB] [-p PAUSE_MS] [-u] [-P STALL_MS] [-k]
+ * Usage: mn-hog [-s STEP_MIB] [-m MAX_MIB] [-p PAUSE_MS] [-u | -o] [-P STALL_MS] [-k]
  *               [-R MIB] [-H SECONDS] [-d DEVICE]
  *
  *   -s  allocate STEP_MIB per step (default 8); below 64 MiB of free memory
@@ -19,6 +19,9 @@
  *       while the hog runs, as it does while any program listens (with no
  *       file open it checks nothing, and a new file reads the level the
  *       last check left)
+ *   -o  as -u, but with no file held open: each step opens, reads once and
+ *       closes, as a program that only looks now and then does; with no
+ *       other file open, the device checks memory only at those opens
  *   -P  stop as soon as tasks have stalled on memory for STALL_MS within
  *       the last 2 s ("some total" of the memory.pressure of the hog's
  *       cgroup, else of /proc/pressure/memory, as a PSI trigger
@@ -152,12 +155,13 @@ int main(int argc, char **argv)
 	long long stall_us = 0;
 	double total = 0;
 
-	while ((opt = getopt(argc, argv, "s:m:p:uP:kR:H:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:m:p:uoP:kR:H:d:")) != -1) {
 		switch (opt) {
 		case 's': step_mib = atof(optarg); break;
 		case 'm': max_mib = atof(optarg); break;
 		case 'p': pause_ms = atoi(optarg); break;
 		case 'u': until_pressure = 1; break;
+		case 'o': until_pressure = 2; break;
 		case 'P': stall_us = atoll(optarg) * 1000; break;
 		case 'k': until_oom = 1; break;
 		case 'R': reread_mib = atof(optarg); break;
@@ -165,7 +169,7 @@ int main(int argc, char **argv)
 		case 'd': device = optarg; break;
 		default:
 			fprintf(stderr, "usage: mn-hog [-s STEP_MIB] [-m MAX_MIB] "
-				"[-p PAUSE_MS] [-u] [-P STALL_MS] [-k] [-R MIB] "
+				"[-p PAUSE_MS] [-u | -o] [-P STALL_MS] [-k] [-R MIB] "
 				"[-H SECONDS] "
 				"[-d DEVICE]\n");
 			return 2;
@@ -173,12 +177,12 @@ int main(int argc, char **argv)
 	}
 	if (step_mib <= 0 || stall_us < 0 || reread_mib < 0 ||
 	    (!until_pressure && !stall_us && max_mib <= 0)) {
-		fprintf(stderr, "mn-hog: need a positive step, -R of 0 or more, and -m, -u or -P\n");
+		fprintf(stderr, "mn-hog: need a positive step, -R of 0 or more, and -m, -u, -o or -P\n");
 		return 2;
 	}
 	if (until_pressure) {
-		/* held until exit: the device checks while a file is open */
-		if (open(device, O_RDONLY) < 0) {
+		/* held until exit (-u): the device checks while a file is open */
+		if (until_pressure == 1 && open(device, O_RDONLY) < 0) {
 			fprintf(stderr, "mn-hog: cannot open %s: %s\n", device,
 				strerror(errno));
 			return 1;

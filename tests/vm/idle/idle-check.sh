@@ -9,8 +9,10 @@
 # open and after it is closed, and reads mem_notify_checks in /proc/vmstat:
 # it must stay still without a file while reclaim runs, and move with one.
 # Fails on a kernel whose hooks run without a file (no static key): its
-# checks grow under the hog; and on one without the counter. Results in
-# $top_builddir/results/idle/.
+# checks grow under the hog; on one without the counter; and on one whose
+# open() does not check, where a file opened and read once reads a level of
+# before the last file closed (the one-shot hog runs into the OOM killer).
+# Results in $top_builddir/results/idle/
 #
 # Exit codes: 0 all points passed, 1 a point failed or the guest failed,
 # 2 bad usage.

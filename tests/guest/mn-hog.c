@@ -16,9 +16,8 @@
  *       some node is short of memory (a new file each step: a file returns
  *       the state once after open, then end of file until notified); one
  *       more file stays open all along, so that the device checks memory
- *       while the hog runs, as it does while any program listens (with no
- *       file open it checks nothing, and a new file reads the level the
- *       last check left)
+ *       between the steps too (after reclaim, each second), as it does
+ *       while any program listens (with no file open it checks nothing)
  *   -o  as -u, but with no file held open: each step opens, reads once and
  *       closes, as a program that only looks now and then does; with no
  *       other file open, the device checks memory only at those opens

@@ -123,7 +123,8 @@ glib_source_examples_memnotify_watch_LDADD = glib-source/libmemnotify-glib.la $(
 
 # -no-install: a real binary, not a libtool wrapper, so valgrind.sh can run it.
 check_PROGRAMS += glib-source/tests/test-memnotify-source
-# The FIFO stand-in's shim is linked in: its ioctl() answers for the FIFO.
+# The FIFO stand-ins' shim is linked in, its symbols exported so that
+# GLib's calls (poll, open) reach it too.
 glib_source_tests_test_memnotify_source_SOURCES = glib-source/tests/test-memnotify-source.c \
 	tests/shim/fifo-device-shim.c
 glib_source_tests_test_memnotify_source_CPPFLAGS = $(MEMNOTIFY_GLIB_CPPFLAGS)
@@ -131,7 +132,7 @@ glib_source_tests_test_memnotify_source_CFLAGS = $(MEMNOTIFY_GLIB_CFLAGS)
 # (the convenience library: the test uses the private construct-time
 # options of memnotify-source-private.h)
 glib_source_tests_test_memnotify_source_LDADD = glib-source/libmemnotify-glib-core.la $(GLIB_LIBS)
-glib_source_tests_test_memnotify_source_LDFLAGS = -no-install
+glib_source_tests_test_memnotify_source_LDFLAGS = -no-install -Wl,--export-dynamic
 
 # The internal device code (records), linked from the convenience library.
 check_PROGRAMS += glib-source/tests/test-memnotify-device

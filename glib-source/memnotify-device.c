@@ -1,8 +1,8 @@
 /* memnotify-glib - opening and reading /dev/mem_notify (internal)
  *
  * Shared by the GSource (memnotify-source.c) and, through it, the GIO
- * module. One job: find, check and open the device (or a FIFO standing
- * in for it) and turn what it reads into events.
+ * module. One job: find, check and open the device and turn what it
+ * reads into events.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -63,22 +63,11 @@ memnotify_device_default_path (GError **error)
 }
 
 static gboolean
-is_acceptable_file (const struct stat *st,
-                    gboolean          *out_is_fifo)
+is_device (const struct stat *st)
 {
-  if (S_ISCHR (st->st_mode) &&
-      major (st->st_rdev) == MEMNOTIFY_DEVICE_MAJOR &&
-      minor (st->st_rdev) == MEMNOTIFY_DEVICE_MINOR)
-    {
-      *out_is_fifo = FALSE;
-      return TRUE;
-    }
-  if (S_ISFIFO (st->st_mode))
-    {
-      *out_is_fifo = TRUE;
-      return TRUE;
-    }
-  return FALSE;
+  return S_ISCHR (st->st_mode) &&
+         major (st->st_rdev) == MEMNOTIFY_DEVICE_MAJOR &&
+         minor (st->st_rdev) == MEMNOTIFY_DEVICE_MINOR;
 }
 
 static char *
@@ -91,6 +80,8 @@ describe_file_type (const struct stat *st)
   if (S_ISCHR (st->st_mode))
     return g_strdup_printf ("character device %u:%u",
                             major (st->st_rdev), minor (st->st_rdev));
+  if (S_ISFIFO (st->st_mode))
+    return g_strdup ("a FIFO");
   if (S_ISBLK (st->st_mode))
     return g_strdup_printf ("block device %u:%u",
                             major (st->st_rdev), minor (st->st_rdev));
@@ -107,8 +98,8 @@ set_not_a_device_error (GError            **error,
   g_autofree char *what = describe_file_type (st);
 
   g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NOT_DEVICE,
-               "%s is not a mem_notify device: expected character device %u:%u "
-               "(or a FIFO standing in for it), found %s",
+               "%s is not a mem_notify device: expected character device %u:%u, "
+               "found %s",
                path, MEMNOTIFY_DEVICE_MAJOR, MEMNOTIFY_DEVICE_MINOR, what);
 }
 
@@ -166,12 +157,10 @@ set_open_error (GError     **error,
     }
 }
 
-/* Opens the device or a FIFO standing in for it. Other files are
- * rejected before they are opened, so that opening has no side effects
- * on unrelated devices. */
+/* Opens the device. Other files are rejected before they are opened, so
+ * that opening has no side effects on unrelated devices. */
 int
 memnotify_device_open (const char  *path,
-                       gboolean    *out_is_fifo,
                        GError     **error)
 {
   struct stat st;
@@ -188,14 +177,13 @@ memnotify_device_open (const char  *path,
       set_open_error (error, path, errno);
       return -1;
     }
-  if (!is_acceptable_file (&st, out_is_fifo))
+  if (!is_device (&st))
     {
       set_not_a_device_error (error, path, &st);
       return -1;
     }
 
-  /* O_NONBLOCK: opening a FIFO without writer must not block; the
-   * device itself never blocks on read. */
+  /* O_NONBLOCK: the device never blocks on read anyway. */
   fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0)
     {
@@ -204,43 +192,13 @@ memnotify_device_open (const char  *path,
     }
 
   /* The file may have been replaced between stat() and open(). */
-  if (fstat (fd, &st) < 0 || !is_acceptable_file (&st, out_is_fifo))
+  if (fstat (fd, &st) < 0 || !is_device (&st))
     {
       set_not_a_device_error (error, path, &st);
       close (fd);
       return -1;
     }
 
-  return fd;
-}
-
-/* The last writer of a FIFO stand-in went away: poll() would report
- * POLLHUP forever. A fresh reader does not see the old hang-up; the
- * caller closes the old fd only after this one is open, so that data
- * written by a new writer in between is not lost with the pipe buffer. */
-int
-memnotify_device_reopen_fifo (const char  *path,
-                              GError     **error)
-{
-  g_autoptr(GError) local_error = NULL;
-  gboolean is_fifo = FALSE;
-  int fd;
-
-  fd = memnotify_device_open (path, &is_fifo, &local_error);
-  if (fd >= 0 && !is_fifo)
-    {
-      close (fd);
-      fd = -1;
-      g_set_error (&local_error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_FAILED,
-                   "%s is no longer a FIFO", path);
-    }
-  if (fd < 0)
-    {
-      g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_FAILED,
-                   "Cannot reopen FIFO %s after its writer closed it: %s",
-                   path, local_error->message);
-      return -1;
-    }
   return fd;
 }
 
@@ -274,11 +232,11 @@ read_once (int     fd,
 
 /* One read() of up to READ_CHUNK bytes (read_once()): EVENT with
  * *out_found the last byte of @wanted in the bytes read (0 if none). */
-MemnotifyReadResult
-memnotify_read_last_of (int         fd,
-                        const char *wanted,
-                        char       *out_found,
-                        int        *out_errno)
+static MemnotifyReadResult
+read_last_of (int         fd,
+              const char *wanted,
+              char       *out_found,
+              int        *out_errno)
 {
   char buf[READ_CHUNK];
   gssize n;
@@ -304,7 +262,7 @@ read_digit (int         fd,
   MemnotifyReadResult result;
 
   *out_digit = 0;
-  result = memnotify_read_last_of (fd, wanted, out_digit, out_errno);
+  result = read_last_of (fd, wanted, out_digit, out_errno);
   if (result == MEMNOTIFY_READ_EVENT && *out_digit == 0)
     {
       g_debug ("no digit of \"%s\" read from %s, ignored", wanted, path);
@@ -332,7 +290,7 @@ memnotify_device_read (int             fd,
  * with records (MEM_NOTIFY_FLAG_RECORD) when it has them.
  * A kernel with levels but no records refuses the flag with EINVAL: the
  * file reads digits, *out_has_records FALSE. A kernel without levels (or
- * a FIFO) answers ENOTTY: TRUE with *out_has_levels FALSE, the file keeps
+ * any other file) answers ENOTTY: TRUE with *out_has_levels FALSE, the file keeps
  * the kernel's single level. */
 gboolean
 memnotify_device_set_level (int              fd,

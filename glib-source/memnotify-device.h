@@ -31,16 +31,7 @@ G_GNUC_INTERNAL
 const char         *memnotify_device_default_path (GError        **error);
 G_GNUC_INTERNAL
 int                 memnotify_device_open         (const char     *path,
-                                                   gboolean       *out_is_fifo,
                                                    GError        **error);
-G_GNUC_INTERNAL
-int                 memnotify_device_reopen_fifo  (const char     *path,
-                                                   GError        **error);
-G_GNUC_INTERNAL
-MemnotifyReadResult memnotify_read_last_of        (int             fd,
-                                                   const char     *wanted,
-                                                   char           *out_found,
-                                                   int            *out_errno);
 G_GNUC_INTERNAL
 MemnotifyReadResult memnotify_device_read         (int             fd,
                                                    const char     *path,

@@ -118,12 +118,22 @@ open_trigger (const char  *path,
   /* The kernel overwrites the last byte written with a NUL, so write the
    * terminating NUL too or the window loses its last digit. */
   gsize size = strlen (trigger) + 1;
+  struct stat st;
   ssize_t n;
   int fd;
 
   fd = open_or_set_error (path, O_RDWR, error);
   if (fd < 0)
     return -1;
+  /* A pressure file is a regular file (of procfs or cgroupfs); a FIFO or
+   * a device would take the trigger as data and never signal. */
+  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
+    {
+      g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE,
+                   "%s is not a pressure file (not a regular file)", path);
+      close (fd);
+      return -1;
+    }
 
   do
     n = write (fd, trigger, size);
@@ -143,26 +153,15 @@ open_trigger (const char  *path,
   return fd;
 }
 
-/* Installs each of @triggers on @path, one fd each. A FIFO is accepted
- * as a test stand-in: it is opened once, read-only, and gets no
- * trigger. Returns the number of fds, 0 on error. */
+/* Installs each of @triggers on @path, one fd each. Returns the number
+ * of fds, 0 on error. */
 static guint
 open_triggers (const char          *path,
                const char * const  *triggers,
                guint                n_triggers,
                int                 *out_fds,
-               gboolean            *out_is_fifo,
                GError             **error)
 {
-  struct stat st;
-
-  if (stat (path, &st) == 0 && S_ISFIFO (st.st_mode))
-    {
-      out_fds[0] = open_or_set_error (path, O_RDONLY, error);
-      *out_is_fifo = TRUE;
-      return out_fds[0] < 0 ? 0 : 1;
-    }
-
   for (guint i = 0; i < n_triggers; i++)
     {
       out_fds[i] = open_trigger (path, triggers[i], error);
@@ -173,19 +172,17 @@ open_triggers (const char          *path,
           return 0;
         }
     }
-  *out_is_fifo = FALSE;
   return n_triggers;
 }
 
 /* Tries $MEMNOTIFY_PSI_PATH if set, else the cgroup's memory.pressure,
  * then /proc/pressure/memory; returns the number of fds in @out_fds
- * (one per trigger, or one for a FIFO stand-in), 0 on error. */
+ * (one per trigger), 0 on error. */
 guint
 memnotify_psi_open (const char * const  *triggers,
                     guint                n_triggers,
                     int                 *out_fds,
                     char               **out_path,
-                    gboolean            *out_is_fifo,
                     GError             **error)
 {
   g_autoptr(GPtrArray) candidates = g_ptr_array_new_with_free_func (g_free);
@@ -217,7 +214,7 @@ memnotify_psi_open (const char * const  *triggers,
       g_autoptr(GError) local_error = NULL;
       guint n;
 
-      n = open_triggers (path, triggers, n_triggers, out_fds, out_is_fifo, &local_error);
+      n = open_triggers (path, triggers, n_triggers, out_fds, &local_error);
       if (n > 0)
         {
           *out_path = g_strdup (path);
@@ -231,23 +228,6 @@ memnotify_psi_open (const char * const  *triggers,
   g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_NO_DEVICE,
                "no usable PSI memory trigger (%s)", failures->str);
   return 0;
-}
-
-/* A FIFO standing in for PSI: each chunk read is one event; its last
- * '1', '2' or '3' picks the level (low, medium, critical), low if none. */
-MemnotifyReadResult
-memnotify_psi_read_fifo (int             fd,
-                         MemnotifyLevel *out_level,
-                         int            *out_errno)
-{
-  MemnotifyReadResult result;
-  char digit = 0;
-
-  result = memnotify_read_last_of (fd, "123", &digit, out_errno);
-  if (result == MEMNOTIFY_READ_EVENT)
-    *out_level = digit == 0 ? MEMNOTIFY_LEVEL_LOW
-                            : (MemnotifyLevel) (MEMNOTIFY_LEVEL_LOW + (digit - '1'));
-  return result;
 }
 
 /* ---------------------------------------------------------------------

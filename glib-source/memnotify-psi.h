@@ -18,7 +18,6 @@ guint memnotify_psi_open      (const char * const *triggers,
                                guint               n_triggers,
                                int                *out_fds,
                                char              **out_path,
-                               gboolean           *out_is_fifo,
                                GError            **error);
 /* A trigger's threshold and window, and the stall total when it was
  * armed: see memnotify_psi_baseline_passes(). */
@@ -53,10 +52,6 @@ gboolean memnotify_psi_baseline_passes (MemnotifyPsiBaseline *b,
                                         guint64               some,
                                         guint64               full,
                                         gint64                now_us);
-G_GNUC_INTERNAL
-MemnotifyReadResult memnotify_psi_read_fifo (int             fd,
-                                             MemnotifyLevel *out_level,
-                                             int            *out_errno);
 
 G_END_DECLS
 

@@ -2,11 +2,8 @@
  *
  * One job: a source on /dev/mem_notify that asks the kernel for its
  * level and reads it with each notification: as a digit, or as a record
- * with the bytes to get back. A FIFO standing in for the device in tests
- * is treated as the device (a bare FIFO answers the ioctl as a kernel
- * with one level does; tests/shim/fifo-device-shim.c gives it levels
- * and records), except that it is reopened when its writer leaves.
- * Opening and reading the device file is in memnotify-device.c.
+ * with the bytes to get back. Opening and reading the device file is in
+ * memnotify-device.c.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -24,7 +21,7 @@ memnotify_source_device_new (MemnotifyLevel                 min_level,
                              const MemnotifySourceOptions  *options,
                              GError                       **error)
 {
-  gboolean is_fifo = FALSE, has_levels = FALSE, has_records = FALSE;
+  gboolean has_levels = FALSE, has_records = FALSE;
   MemnotifySource *self;
   const char *device;
   int fd;
@@ -35,7 +32,7 @@ memnotify_source_device_new (MemnotifyLevel                 min_level,
   if (device == NULL)
     return NULL;
 
-  fd = memnotify_device_open (device, &is_fifo, error);
+  fd = memnotify_device_open (device, error);
   if (fd < 0)
     return NULL;
 
@@ -46,10 +43,36 @@ memnotify_source_device_new (MemnotifyLevel                 min_level,
     }
 
   self = memnotify_source_new_from_fds (&fd, 1, g_strdup (device), MEMNOTIFY_BACKEND_DEVICE,
-                                        is_fifo, min_level);
+                                        min_level);
   self->has_levels = has_levels;
   self->has_records = has_records;
   return self;
+}
+
+/* What a read of the device ended with: TRUE for an event or nothing;
+ * end of file is a wake-up without a notification of its own (the device
+ * returns its state once per notification); FALSE with @error on a read
+ * error (@errsv). */
+static gboolean
+read_done (MemnotifySource      *self,
+           MemnotifyReadResult   result,
+           int                   errsv,
+           GError              **error)
+{
+  switch (result)
+    {
+    case MEMNOTIFY_READ_EVENT:
+    case MEMNOTIFY_READ_NOTHING:
+      return TRUE;
+    case MEMNOTIFY_READ_EOF:
+      g_debug ("nothing new on %s, ignored", self->path);
+      return TRUE;
+    case MEMNOTIFY_READ_ERROR:
+    default:
+      g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_FAILED,
+                   "Cannot read %s: %s", self->path, g_strerror (errsv));
+      return FALSE;
+    }
 }
 
 /* Reads pollfds[0] after a wake-up with @revents. Returns FALSE with
@@ -67,13 +90,13 @@ memnotify_source_device_read (MemnotifySource  *self,
 
   /* The device never hangs up; reading it on a hang-up would return
    * the status again and again. */
-  if ((revents & G_IO_ERR) || ((revents & G_IO_HUP) && !self->is_fifo))
+  if (revents & (G_IO_ERR | G_IO_HUP))
     {
       g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_FAILED,
                    "Error condition on %s", self->path);
       return FALSE;
     }
-  if (!(revents & (G_IO_IN | G_IO_HUP)))
+  if (!(revents & G_IO_IN))
     return TRUE;
 
   if (self->has_levels)
@@ -96,5 +119,5 @@ memnotify_source_device_read (MemnotifySource  *self,
                                                             : MEMNOTIFY_LEVEL_NONE;
     }
 
-  return memnotify_source_read_done (self, result, errsv, error);
+  return read_done (self, result, errsv, error);
 }

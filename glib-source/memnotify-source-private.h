@@ -42,7 +42,7 @@ typedef struct
 typedef struct
 {
   GSource parent;
-  /* The device or FIFO: one fd. PSI: one fd per trigger, the level of
+  /* The device: one fd. PSI: one fd per trigger, the level of
    * pollfds[i] being min_level + i. The fds are owned. */
   GPollFD pollfds[MEMNOTIFY_PSI_MAX_TRIGGERS];
   guint n_pollfds;
@@ -54,7 +54,6 @@ typedef struct
   gboolean has_levels;        /* events carry the level asked for */
   gboolean has_records;       /* ... and the bytes to get back */
   guint64 bytes_hint;         /* of the last event: reclaim_bytes, or 0 */
-  gboolean is_fifo;           /* test stand-in: reopened on writer hang-up */
   gint64 quiet_us;            /* PSI: PRESSURE_OVER after this long without trigger */
   MemnotifyPsiBaseline baselines[MEMNOTIFY_PSI_MAX_TRIGGERS]; /* PSI: of pollfds[i] */
   char *path;                 /* file being watched */
@@ -73,20 +72,7 @@ MemnotifySource *memnotify_source_new_from_fds    (const int                    
                                                    guint                          n_fds,
                                                    char                          *path,
                                                    MemnotifyBackend               backend,
-                                                   gboolean                       is_fifo,
                                                    MemnotifyLevel                 min_level);
-
-/* memnotify-source.c: the last writer of a FIFO stand-in went away. */
-G_GNUC_INTERNAL
-gboolean         memnotify_source_reopen_fifo     (MemnotifySource               *self,
-                                                   GError                       **error);
-
-/* memnotify-source.c: how a read of pollfds[0] ended, for both backends. */
-G_GNUC_INTERNAL
-gboolean         memnotify_source_read_done       (MemnotifySource               *self,
-                                                   MemnotifyReadResult            result,
-                                                   int                            errsv,
-                                                   GError                       **error);
 
 /* memnotify-source-device.c */
 G_GNUC_INTERNAL
@@ -104,8 +90,6 @@ gboolean         memnotify_source_device_read     (MemnotifySource              
 G_GNUC_INTERNAL
 MemnotifySource *memnotify_source_psi_new         (MemnotifyLevel                 min_level,
                                                    GError                       **error);
-G_GNUC_INTERNAL
-gboolean         memnotify_source_psi_is_trigger  (MemnotifySource               *self);
 G_GNUC_INTERNAL
 gboolean         memnotify_source_psi_read        (MemnotifySource               *self,
                                                    GIOCondition                   revents,

@@ -10,9 +10,8 @@
  *
  * (2 s windows, so that unprivileged processes may install them) on the
  * memory.pressure file of the process's cgroup, else on
- * /proc/pressure/memory, or on $MEMNOTIFY_PSI_PATH: a FIFO there stands
- * in for PSI in tests, each chunk written being an event whose last
- * digit '1' to '3' is the level. An event is the highest trigger that
+ * /proc/pressure/memory, or on $MEMNOTIFY_PSI_PATH. An event is the
+ * highest trigger that
  * fired, leaving out the false event that Linux 6.1 gives in a trigger's
  * first window (the baseline in memnotify-psi.c).
  * Finding the file and installing the triggers is in memnotify-psi.c.
@@ -56,33 +55,24 @@ memnotify_source_psi_new (MemnotifyLevel   min_level,
   guint n_levels = MEMNOTIFY_LEVEL_CRITICAL - min_level + 1;
   MemnotifySource *self;
   char *psi_path = NULL;
-  gboolean is_fifo = FALSE;
   int fds[MEMNOTIFY_PSI_MAX_TRIGGERS];
   guint n_fds;
 
   G_STATIC_ASSERT (G_N_ELEMENTS (level_triggers) == MEMNOTIFY_PSI_MAX_TRIGGERS);
 
-  n_fds = memnotify_psi_open (triggers, n_levels, fds, &psi_path, &is_fifo, error);
+  n_fds = memnotify_psi_open (triggers, n_levels, fds, &psi_path, error);
   if (n_fds == 0)
     return NULL;
 
   g_debug ("PSI: %u trigger(s) from '%s' on %s", n_levels, triggers[0], psi_path);
   self = memnotify_source_new_from_fds (fds, n_fds, psi_path, MEMNOTIFY_BACKEND_PSI,
-                                        is_fifo, min_level);
+                                        min_level);
   self->has_levels = TRUE;
-  if (!is_fifo)
-    arm_baselines (self, triggers);
+  arm_baselines (self, triggers);
   return self;
 }
 
-/* TRUE for real triggers (they signal with POLLPRI), FALSE for a FIFO. */
-gboolean
-memnotify_source_psi_is_trigger (MemnotifySource *self)
-{
-  return !self->is_fifo;
-}
-
-/* Real triggers: the highest level that fired, leaving out the false
+/* The highest level that fired, leaving out the false
  * event of a trigger's first window (its baseline), or NONE. When the
  * totals cannot be read, every trigger that fired counts. */
 static MemnotifyLevel
@@ -117,9 +107,9 @@ fired_level (MemnotifySource *self)
   return level;
 }
 
-/* After a wake-up with @revents: the level of the triggers that fired,
- * or of the FIFO's chunk. Returns FALSE with @error set on failure;
- * *out_level stays NONE without an event. */
+/* After a wake-up with @revents: the level of the triggers that fired.
+ * Returns FALSE with @error set on failure; *out_level stays NONE without
+ * an event. */
 gboolean
 memnotify_source_psi_read (MemnotifySource  *self,
                            GIOCondition      revents,
@@ -127,32 +117,15 @@ memnotify_source_psi_read (MemnotifySource  *self,
                            MemnotifyLevel   *out_level,
                            GError          **error)
 {
-  MemnotifyReadResult result;
-  int errsv = 0;
-
   *out_event = MEMNOTIFY_EVENT_PRESSURE;
-  if (!self->is_fifo)
-    {
-      /* The kernel reports POLLERR when the trigger is gone, e.g.
-       * because the cgroup was removed. */
-      if (revents & G_IO_ERR)
-        {
-          g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_FAILED,
-                       "PSI trigger on %s failed", self->path);
-          return FALSE;
-        }
-      *out_level = fired_level (self);
-      return TRUE;
-    }
-
+  /* The kernel reports POLLERR when the trigger is gone, e.g. because
+   * the cgroup was removed. */
   if (revents & G_IO_ERR)
     {
       g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_FAILED,
-                   "Error condition on %s", self->path);
+                   "PSI trigger on %s failed", self->path);
       return FALSE;
     }
-  if (!(revents & (G_IO_IN | G_IO_HUP)))
-    return TRUE;
-  result = memnotify_psi_read_fifo (self->pollfds[0].fd, out_level, &errsv);
-  return memnotify_source_read_done (self, result, errsv, error);
+  *out_level = fired_level (self);
+  return TRUE;
 }

@@ -39,11 +39,9 @@
  *
  * Two environment variables point the library elsewhere, as the GIO
  * module has no other way to be configured: `MEMNOTIFY_DEVICE`, the
- * device's path (a FIFO there stands in for the device in tests: what
- * is written to it is what the device returns; bare, it answers as a
- * kernel with one level, '1' pressure and '0' its end), and
- * `MEMNOTIFY_PSI_PATH`, the PSI file (a FIFO there stands in for PSI:
- * the last digit '1' to '3' of each chunk is the level of a trigger).
+ * device's path, and `MEMNOTIFY_PSI_PATH`, the PSI file. (The tests put
+ * FIFOs there, which tests/shim/fifo-device-shim.c makes answer as the
+ * device and as PSI triggers; the library itself accepts only those.)
  * A program that runs with privileges its caller does not have (setuid,
  * file capabilities) ignores both.
  */
@@ -81,18 +79,12 @@ static GSourceFuncs memnotify_source_funcs = {
  * GSourceFuncs and the dispatch shared by the backends
  * ------------------------------------------------------------------ */
 
-static gboolean
-is_psi_trigger (MemnotifySource *self)
-{
-  return self->backend == MEMNOTIFY_BACKEND_PSI && memnotify_source_psi_is_trigger (self);
-}
-
 static GIOCondition
 watched_condition (MemnotifySource *self)
 {
-  /* A real PSI trigger signals with POLLPRI; the device and FIFOs with
-   * POLLIN. HUP, ERR and NVAL are always reported by poll(). */
-  if (is_psi_trigger (self))
+  /* A PSI trigger signals with POLLPRI, the device with POLLIN. HUP,
+   * ERR and NVAL are always reported by poll(). */
+  if (self->backend == MEMNOTIFY_BACKEND_PSI)
     return G_IO_PRI | G_IO_ERR;
   return G_IO_IN | G_IO_HUP | G_IO_ERR;
 }
@@ -132,53 +124,6 @@ static gboolean
 memnotify_source_check (GSource *source)
 {
   return collect_revents ((MemnotifySource *) source);
-}
-
-gboolean
-memnotify_source_reopen_fifo (MemnotifySource  *self,
-                              GError          **error)
-{
-  int fd = memnotify_device_reopen_fifo (self->path, error);
-
-  if (fd < 0)
-    return FALSE;
-
-  g_debug ("writer closed %s, reopened it", self->path);
-  g_source_remove_poll ((GSource *) self, &self->pollfds[0]);
-  close (self->pollfds[0].fd);
-  self->pollfds[0].fd = fd;
-  self->pollfds[0].revents = 0;
-  g_source_add_poll ((GSource *) self, &self->pollfds[0]);
-  return TRUE;
-}
-
-/* What a read of pollfds[0] (the device, or a FIFO standing in for it or
- * for PSI) ended with: TRUE for an event or nothing; end of file reopens
- * a FIFO whose writer left, and is a wake-up without a notification of its
- * own on the device (which returns its state once per notification);
- * FALSE with @error on a read error (@errsv). */
-gboolean
-memnotify_source_read_done (MemnotifySource      *self,
-                            MemnotifyReadResult   result,
-                            int                   errsv,
-                            GError              **error)
-{
-  switch (result)
-    {
-    case MEMNOTIFY_READ_EVENT:
-    case MEMNOTIFY_READ_NOTHING:
-      return TRUE;
-    case MEMNOTIFY_READ_EOF:
-      if (self->is_fifo)
-        return memnotify_source_reopen_fifo (self, error);
-      g_debug ("nothing new on %s, ignored", self->path);
-      return TRUE;
-    case MEMNOTIFY_READ_ERROR:
-    default:
-      g_set_error (error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_FAILED,
-                   "Cannot read %s: %s", self->path, g_strerror (errsv));
-      return FALSE;
-    }
 }
 
 static gboolean
@@ -312,7 +257,6 @@ memnotify_source_new_from_fds (const int        *fds,
                                guint             n_fds,
                                char             *path, /* (transfer full) */
                                MemnotifyBackend  backend,
-                               gboolean          is_fifo,
                                MemnotifyLevel    min_level)
 {
   GSource *source = g_source_new (&memnotify_source_funcs, sizeof (MemnotifySource));
@@ -320,7 +264,6 @@ memnotify_source_new_from_fds (const int        *fds,
 
   self->path = path;
   self->backend = backend;
-  self->is_fifo = is_fifo;
   self->level = MEMNOTIFY_LEVEL_NONE;
   self->min_level = min_level;
   self->quiet_us = (gint64) MEMNOTIFY_PSI_QUIET_MS * 1000;
@@ -334,8 +277,7 @@ memnotify_source_new_from_fds (const int        *fds,
     }
   g_source_set_static_name (source, "memnotify");
 
-  g_debug ("watching %s (%s backend%s)", path,
-           memnotify_backend_to_string (backend), is_fifo ? ", FIFO stand-in" : "");
+  g_debug ("watching %s (%s backend)", path, memnotify_backend_to_string (backend));
   return self;
 }
 

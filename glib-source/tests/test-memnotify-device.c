@@ -271,7 +271,7 @@ test_psi_fired_level (void)
     }
   g_assert_true (g_file_set_contents (path, pressure, -1, NULL));
   self = memnotify_source_new_from_fds (fds, 3, g_strdup (path), MEMNOTIFY_BACKEND_PSI,
-                                        FALSE, MEMNOTIFY_LEVEL_LOW);
+                                        MEMNOTIFY_LEVEL_LOW);
   for (guint i = 0; i < 3; i++)
     {
       g_assert_true (memnotify_psi_parse_trigger (triggers[i], &self->baselines[i]));

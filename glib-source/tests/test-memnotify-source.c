@@ -1,4 +1,5 @@
-/* Tests for memnotify-glib. A FIFO stands in for /dev/mem_notify.
+/* Tests for memnotify-glib. FIFOs stand in for /dev/mem_notify and for
+ * PSI, through tests/shim/fifo-device-shim.c, linked in.
  *
  * Longer than the project's 500 lines on purpose: one program for the
  * one public type, whose cases (the FIFO device, errors, PSI, levels)
@@ -8,6 +9,7 @@
  */
 
 #include "memnotify-source-private.h"
+#include "memnotify-uapi.h"
 #include <glib/gstdio.h>
 
 #include <errno.h>
@@ -308,10 +310,11 @@ test_finalize_closes_fd (Fixture       *fx,
   g_assert_cmpuint (count_open_fds (), ==, fds_before);
 }
 
-/* The last writer closing the FIFO must neither spin nor kill the
- * source: it reopens the FIFO and waits for the next writer. */
+/* Writers that come and go, as `echo 1 > fifo`, are each heard, and in
+ * between the source neither spins nor opens anything (the stand-in
+ * never hangs up, as the device does not). */
 static void
-test_fifo_writer_hangup (Fixture       *fx,
+test_fifo_writers (Fixture       *fx,
                          gconstpointer  data G_GNUC_UNUSED)
 {
   g_autoptr(GSource) source = attach_fifo_source (fx);
@@ -322,7 +325,7 @@ test_fifo_writer_hangup (Fixture       *fx,
   g_assert_cmpuint (fx->events->len, ==, 1);
   g_assert_cmpint (event_at (fx, 0), ==, MEMNOTIFY_EVENT_PRESSURE);
 
-  /* The hang-up is handled by reopening; then the source is quiet. */
+  /* The writer left: the source is quiet. */
   fds_before = count_open_fds ();
   iterate_until_idle (fx->context);
   g_assert_false (g_main_context_iteration (fx->context, FALSE));
@@ -734,8 +737,8 @@ test_psi_trigger_file (Fixture       *fx,
   g_assert_no_errno (g_unlink (psi));
 }
 
-/* A FIFO standing in for the PSI file: each chunk is one event, at the
- * level of its last digit, low without one. */
+/* A FIFO standing in for the PSI file (the shim): each chunk fires the
+ * triggers of its last digit's level, low without one. */
 static void
 test_psi_fifo (Fixture       *fx,
                gconstpointer  data G_GNUC_UNUSED)
@@ -836,29 +839,36 @@ test_psi_kernel (Fixture       *fx,
   g_source_destroy (source);
 }
 
-/* A failure after start-up (here: the FIFO is gone when the source
- * reopens it after its writer left) reaches the callback as an error
- * event, with memnotify_source_get_error(), and no g_warning: run under
- * G_DEBUG=fatal-warnings in a subprocess. */
+/* A failure after start-up (here: a read that is no record of the
+ * device's, shorter than the first version's: EPROTO) reaches the
+ * callback as an error event, with memnotify_source_get_error(), and no
+ * g_warning: run under G_DEBUG=fatal-warnings in a subprocess. */
 static void
 test_runtime_error_subprocess (Fixture       *fx,
                                gconstpointer  data G_GNUC_UNUSED)
 {
+  struct mem_notify_record rec = { .size = sizeof rec, .level = MEM_NOTIFY_LEVEL_MEDIUM };
   g_autoptr(GSource) source = NULL;
   const GError *error;
+  int fd;
 
   if (!g_test_subprocess ())
     {
       g_test_skip ("run in a subprocess by /memnotify/error/runtime");
       return;
     }
+  /* the stand-in answers as a kernel with records */
+  g_unsetenv ("MEMNOTIFY_SHIM_RECORDS");
   source = attach_fifo_source (fx);
   g_assert_null (memnotify_source_get_error (source));
-  write_once (fx->fifo, "1\n");
+  fd = open (fx->fifo, O_WRONLY | O_NONBLOCK);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, &rec, sizeof rec), ==, sizeof rec);
   g_assert_true (g_main_context_iteration (fx->context, FALSE));
   g_assert_cmpuint (fx->events->len, ==, 1);
 
-  g_assert_no_errno (g_unlink (fx->fifo));
+  g_assert_cmpint (write (fd, "1\n", 2), ==, 2);
+  close (fd);
   iterate_until_idle (fx->context);
   g_assert_cmpuint (fx->events->len, ==, 2);
   g_assert_cmpint (event_at (fx, 1), ==, MEMNOTIFY_EVENT_ERROR);
@@ -866,10 +876,8 @@ test_runtime_error_subprocess (Fixture       *fx,
   g_assert_cmpuint (fx->destroyed, ==, 1);
   error = memnotify_source_get_error (source);
   g_assert_error ((GError *) error, MEMNOTIFY_ERROR, MEMNOTIFY_ERROR_FAILED);
-  g_assert_nonnull (strstr (error->message, "Cannot reopen FIFO"));
+  g_assert_nonnull (strstr (error->message, g_strerror (EPROTO)));
   g_assert_cmpint (memnotify_source_get_level (source), ==, MEMNOTIFY_LEVEL_NONE);
-  /* Recreate it so that the teardown finds what it expects. */
-  g_assert_no_errno (mkfifo (fx->fifo, 0644));
 }
 
 static void
@@ -1218,8 +1226,7 @@ main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
-  /* The FIFOs stand in for a device with levels and without records
-   * (tests/shim/fifo-device-shim.c, linked in). */
+  /* The FIFOs stand in for a device with levels and without records. */
   g_setenv ("MEMNOTIFY_SHIM_RECORDS", "0", TRUE);
 
 #define ADD(path, func) \
@@ -1228,7 +1235,7 @@ main (int   argc,
   ADD ("/memnotify/fifo/events", test_fifo_events);
   ADD ("/memnotify/fifo/callback-remove", test_fifo_remove);
   ADD ("/memnotify/fifo/finalize-closes-fd", test_finalize_closes_fd);
-  ADD ("/memnotify/fifo/writer-hangup", test_fifo_writer_hangup);
+  ADD ("/memnotify/fifo/writers", test_fifo_writers);
   ADD ("/memnotify/fifo/idle", test_idle);
   ADD ("/memnotify/fifo/no-callback", test_no_callback);
   ADD ("/memnotify/fifo/consumed-event-not-lost", test_event_not_lost_to_higher_priority);

@@ -10,8 +10,9 @@
 # it must stay still without a file while reclaim runs, and move with one.
 # Fails on a kernel whose hooks run without a file (no static key): its
 # checks grow under the hog; on one without the counter; and on one whose
-# open() does not check, where a file opened and read once reads a level of
-# before the last file closed (the one-shot hog runs into the OOM killer).
+# open() does not check, where a file opened and read once while a hog
+# holds the guest short reads the level of before the last file closed
+# ("0").
 # Results in $top_builddir/results/idle/
 #
 # Exit codes: 0 all points passed, 1 a point failed or the guest failed,

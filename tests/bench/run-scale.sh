@@ -12,7 +12,7 @@
 #   --smp N           vCPUs (8)
 #   --mem SIZE        guest memory (2G)
 #   --nodes N         NUMA nodes, numa=fake=N (2)
-#   --run PARTS       idle,numa,records,cgroups,owners (all): tests/bench/scale-init
+#   --run PARTS       idle,numa,records,cgroups,owners,crowd,reclaim (all): tests/bench/scale-init
 #   --append ARGS     more kernel arguments (mnscale.listeners=8,32,128 ...)
 #   --out DIR         serial logs and results ($top_builddir/results/scale)
 #
@@ -26,7 +26,7 @@ srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-$srcdir}
 . "$srcdir/tests/vm/lib.sh"
 
-smp=8 mem=2G nodes=2 run=idle,numa,records,cgroups,owners append= out=$builddir/results/scale
+smp=8 mem=2G nodes=2 run=idle,numa,records,cgroups,owners,crowd,reclaim append= out=$builddir/results/scale
 names=() images=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -49,7 +49,7 @@ fi
 mkdir -p "$out"
 
 progs=()
-for p in mn-hog mn-watch mn-bind mn-give mn-owners; do progs+=("$builddir/tests/guest/$p"); done
+for p in mn-hog mn-watch mn-bind mn-give mn-owners mn-faultloop; do progs+=("$builddir/tests/guest/$p"); done
 mn_vm_initramfs "$out/initramfs.cpio.gz" "$srcdir/tests/bench/scale-init" "${progs[@]}" >&2 ||
 	mn_die "cannot build the scale initramfs (see above)"
 mn_vm_scratch_disk "$out/scratch.img" || mn_die "cannot make $out/scratch.img"

@@ -4,34 +4,63 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Usage: mn-faultloop [-s SIZE_MIB] [-r REPEATS] [-w WARMUP]
+ * Usage: mn-faultloop [-s SIZE_MIB] [-r REPEATS] [-w WARMUP] [-c FILE] [-l]
  *
  * Runs WARMUP (default 2) untimed loops first. Prints one line per timed loop,
  * "loop <i> ms=<t> ns_per_fault=<t/pages>", then
  * "faultloop size_mib=<S> repeats=<R> pages=<P> median_ms=<m> min_ms=<m>
  *  mean_ms=<m> median_ns_per_fault=<n>".
- * Exit status: 0 done, 1 mmap failed, 2 bad usage.
+ * -c FILE reads FILE to its end before each loop (untimed), so that a memory
+ * cgroup full of its page cache reclaims while the loop faults; -l times
+ * each fault and adds "fault_us p50=<p> p99=<p> max=<m>" over all timed
+ * faults (the timing itself is counted in each).
+ * Exit status: 0 done, 1 mmap or FILE failed, 2 bad usage.
  */
 #include "mn-bench.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* Read @path to its end: its pages come into the page cache */
+static int read_all(const char *path)
+{
+	static char buf[1 << 16];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0) {
+		fprintf(stderr, "mn-faultloop: cannot open %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	close(fd);
+	if (n < 0)
+		fprintf(stderr, "mn-faultloop: cannot read %s: %s\n", path, strerror(errno));
+	return n < 0;
+}
+
 int main(int argc, char **argv)
 {
-	double size_mib = 256, *ms;
-	int repeats = 10, warmup = 2, opt, i;
-	size_t len, pages;
+	double size_mib = 256, *ms, *lat = NULL;
+	int repeats = 10, warmup = 2, per_fault = 0, opt, i;
+	const char *cache = NULL;
+	size_t len, pages, nlat = 0;
 
-	while ((opt = getopt(argc, argv, "s:r:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:r:w:c:l")) != -1) {
 		switch (opt) {
 		case 's': size_mib = atof(optarg); break;
 		case 'r': repeats = atoi(optarg); break;
 		case 'w': warmup = atoi(optarg); break;
+		case 'c': cache = optarg; break;
+		case 'l': per_fault = 1; break;
 		default:
-			fprintf(stderr, "usage: mn-faultloop [-s SIZE_MIB] [-r REPEATS] [-w WARMUP]\n");
+			fprintf(stderr, "usage: mn-faultloop [-s SIZE_MIB] [-r REPEATS] [-w WARMUP] [-c FILE] [-l]\n");
 			return 2;
 		}
 	}
@@ -40,19 +69,30 @@ int main(int argc, char **argv)
 	len = (size_t)(size_mib * 1024 * 1024);
 	pages = len / 4096;
 	ms = calloc(repeats, sizeof(*ms));
-	if (!ms)
+	if (per_fault)
+		lat = calloc(pages * repeats, sizeof(*lat));
+	if (!ms || (per_fault && !lat))
 		return 1;
 	for (i = -warmup; i < repeats; i++) {
-		double t0 = mn_now_ms(), t;
-		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		double t0, t;
+		char *p;
 
+		if (cache && read_all(cache))
+			return 1;
+		t0 = mn_now_ms();
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED) {
 			perror("mn-faultloop: mmap");
 			return 1;
 		}
-		for (size_t off = 0; off < len; off += 4096)
+		for (size_t off = 0; off < len; off += 4096) {
+			double f0 = per_fault && i >= 0 ? mn_now_ms() : 0;
+
 			p[off] = 1;
+			if (per_fault && i >= 0)
+				lat[nlat++] = (mn_now_ms() - f0) * 1000;
+		}
 		munmap(p, len);
 		t = mn_now_ms() - t0;
 		if (i < 0)
@@ -70,6 +110,13 @@ int main(int argc, char **argv)
 		printf("faultloop size_mib=%g repeats=%d pages=%zu median_ms=%.3f min_ms=%.3f "
 		       "mean_ms=%.3f median_ns_per_fault=%.1f\n", size_mib, repeats, pages,
 		       med, min, sum / repeats, med * 1e6 / pages);
+	}
+	if (per_fault) {
+		double p50 = mn_percentile(lat, (int)nlat, 50);	/* sorts */
+		double p99 = mn_percentile(lat, (int)nlat, 99);
+
+		printf("fault_us p50=%.2f p99=%.2f max=%.2f\n", p50, p99,
+		       lat[nlat - 1]);
 	}
 	return 0;
 }

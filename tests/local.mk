@@ -170,7 +170,8 @@ bench: $(bench_programs:=$(EXEEXT))
 	$(MAKE) $(AM_MAKEFLAGS) bench-signal
 # bench-scale: 8 vCPUs, 2 GiB, two nodes (tests/bench/run-scale.sh).
 bench-scale: tests/guest/mn-hog$(EXEEXT) tests/guest/mn-watch$(EXEEXT) \
-	tests/guest/mn-bind$(EXEEXT) tests/guest/mn-give$(EXEEXT) tests/guest/mn-owners$(EXEEXT)
+	tests/guest/mn-bind$(EXEEXT) tests/guest/mn-give$(EXEEXT) tests/guest/mn-owners$(EXEEXT) \
+	tests/guest/mn-faultloop$(EXEEXT)
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 		$(SHELL) $(top_srcdir)/tests/bench/run-scale.sh $(BENCH_SCALE_ARGS)
 bench-signal: tests/guest/mn-signal$(EXEEXT)
@@ -180,5 +181,6 @@ bench-signal: tests/guest/mn-signal$(EXEEXT)
 EXTRA_DIST += tests/bench/init tests/bench/run-bench.sh tests/robust/init \
 	tests/bench/signal-init tests/bench/run-signal.sh \
 	tests/bench/scale-init tests/bench/run-scale.sh \
-	tests/robust/debug-kernel.sh tests/robust/debug-pressure.sh docs/benchmarks.md
+	tests/robust/debug-kernel.sh tests/robust/debug-pressure.sh \
+	tests/robust/oom-twice.sh docs/benchmarks.md
 

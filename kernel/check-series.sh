@@ -12,7 +12,8 @@
 #   - W=1 and sparse (make C=2) on the files the series touches: no warning
 #     that the same files do not give without the series (compared without
 #     line numbers; the base is checked before the first patch);
-#   - the guest configuration with CONFIG_MEM_NOTIFY=n, with CONFIG_KUNIT=y
+#   - the guest configuration with CONFIG_MEM_NOTIFY=n, with CONFIG_MEMCG=n,
+#     with CONFIG_KUNIT=y
 #     and the series' KUnit tests, and ARCH=i386 (tinyconfig +
 #     kvm_guest.config + guest.config): the touched files compile without
 #     warnings (objects only, not vmlinux: a missing =n stub is an implicit
@@ -173,6 +174,18 @@ if [ $build = 1 ]; then
 	mapfile -t objs_n < <(touched | grep -v '^mm/mem_notify.o$')
 	objects_build x86_64 "$work/obj-n" "CONFIG_MEM_NOTIFY=n" "${objs_n[@]}"
 
+	mn_log "CONFIG_MEMCG=n"
+	mkdir -p "$work/obj-nomemcg"
+	cp "$obj/.config" "$work/obj-nomemcg/.config"
+	"$src/scripts/config" --file "$work/obj-nomemcg/.config" -d MEMCG
+	make -C "$src" O="$work/obj-nomemcg" ARCH=x86_64 olddefconfig >>"$work/config.log" 2>&1
+	n=$((n + 1))
+	! grep -q '^CONFIG_MEMCG=y' "$work/obj-nomemcg/.config" &&
+		grep -q '^CONFIG_MEM_NOTIFY=y' "$work/obj-nomemcg/.config"
+	tap $? "CONFIG_MEMCG=n with CONFIG_MEM_NOTIFY=y is taken"
+	mapfile -t objs_nomemcg < <(touched | grep -v '^mm/memcontrol.o$')
+	objects_build x86_64 "$work/obj-nomemcg" "CONFIG_MEMCG=n" "${objs_nomemcg[@]}"
+
 	mn_log "CONFIG_KUNIT=y"
 	mkdir -p "$work/obj-kunit"
 	cp "$obj/.config" "$work/obj-kunit/.config"
@@ -190,5 +203,5 @@ if [ $build = 1 ]; then
 		n=$((n + 1)); tap 1 "ARCH=i386: configuring (see $work/config.log)"
 	fi
 fi
-rm -rf "$obj" "$work/obj-n" "$work/obj-kunit" "$work/obj-i386"
+rm -rf "$obj" "$work/obj-n" "$work/obj-nomemcg" "$work/obj-kunit" "$work/obj-i386"
 [ $fails = 0 ]

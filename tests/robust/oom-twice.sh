@@ -8,9 +8,12 @@
 # last MN-SAMPLE (refaults, scans, MemAvailable) the guest printed.
 #
 # Usage: tests/robust/oom-twice.sh [--runs N] [--kernel NAME=BZIMAGE]...
-#            [--stage DIR] [--out DIR]
+#            [--classic] [--min-ttl MS] [--stage DIR] [--out DIR]
 #
 #   --runs N          runs per kernel (5)
+#   --classic         the classic LRU instead of MGLRU
+#   --min-ttl MS      MGLRU's thrashing guard: lru_gen/min_ttl_ms (0: off,
+#                     the default), written by the guest before the hogs
 #   --kernel NAME=BZIMAGE  kernels to compare (default: the cached guest
 #                     kernel as "series" and the plain one as "plain")
 #   --stage DIR       the guest test programs (default $top_builddir/stage)
@@ -24,11 +27,13 @@ srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-$srcdir}
 . "$srcdir/tests/vm/lib.sh"
 
-runs=5 stage=$builddir/stage out=$builddir/results/oom-twice
+runs=5 stage=$builddir/stage out=$builddir/results/oom-twice lru=(--mglru) ttl=0
 names=() images=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) runs=$2; shift 2 ;;
+	--classic) lru=(); shift ;;
+	--min-ttl) ttl=$2; shift 2 ;;
 	--kernel) names+=("${2%%=*}"); images+=("${2#*=}"); shift 2 ;;
 	--stage) stage=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
@@ -49,8 +54,8 @@ mkdir -p "$out"
 one_run() {
 	local dir=$out/$1-$3 rc=0 tap last
 	rm -rf "$dir"
-	"$srcdir/tests/vm/run-scenario.sh" oom-twice --mglru --kernel "$2" \
-		--stage "$stage" --timeout 210 --out "$dir" >"$dir.tap" 2>"$dir.err" || rc=$?
+	"$srcdir/tests/vm/run-scenario.sh" oom-twice ${lru[@]+"${lru[@]}"} --kernel "$2" \
+		--stage "$stage" --timeout 210 --append "memnotify.min_ttl_ms=$ttl" --out "$dir" >"$dir.tap" 2>"$dir.err" || rc=$?
 	tap=$(grep -c '^ok ' "$dir.tap")/$(grep -cE '^(not )?ok ' "$dir.tap")
 	last=$(grep -a '^MN-SAMPLE' "$dir/serial.log" 2>/dev/null | tail -1 | tr -d '\r' | sed 's/^MN-SAMPLE //')
 	printf '%s\t%s\trc=%s\tok=%s\tkills=%s\ttimeout=%s\thung=%s\tlast: %s\n' "$1" "$3" "$rc" "$tap" \

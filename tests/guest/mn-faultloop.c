@@ -19,35 +19,16 @@
 #include "mn-bench.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
-
-/* Read @path to its end: its pages come into the page cache */
-static int read_all(const char *path)
-{
-	static char buf[1 << 16];
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0) {
-		fprintf(stderr, "mn-faultloop: cannot open %s: %s\n", path, strerror(errno));
-		return 1;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		;
-	close(fd);
-	if (n < 0)
-		fprintf(stderr, "mn-faultloop: cannot read %s: %s\n", path, strerror(errno));
-	return n < 0;
-}
 
 int main(int argc, char **argv)
 {
-	double size_mib = 256, *ms, *lat = NULL;
+	double size_mib = 256, cache_mib = 0, *ms, *lat = NULL;
 	int repeats = 10, warmup = 2, per_fault = 0, opt, i;
 	const char *cache = NULL;
 	size_t len, pages, nlat = 0;
@@ -73,12 +54,27 @@ int main(int argc, char **argv)
 		lat = calloc(pages * repeats, sizeof(*lat));
 	if (!ms || (per_fault && !lat))
 		return 1;
+	if (cache) {
+		struct stat st;
+
+		if (stat(cache, &st) < 0) {
+			fprintf(stderr, "mn-faultloop: cannot read %s: %s\n", cache,
+				strerror(errno));
+			return 1;
+		}
+		if (st.st_size == 0) {
+			fprintf(stderr, "mn-faultloop: %s is empty\n", cache);
+			return 1;
+		}
+		cache_mib = st.st_size / (1024.0 * 1024.0);
+	}
 	for (i = -warmup; i < repeats; i++) {
+		int timed = per_fault && i >= 0;
 		double t0, t;
 		char *p;
 
-		if (cache && read_all(cache))
-			return 1;
+		if (cache)	/* the whole file: the read wraps at its end */
+			mn_refill_cache(cache, cache_mib);
 		t0 = mn_now_ms();
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -87,10 +83,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		for (size_t off = 0; off < len; off += 4096) {
-			double f0 = per_fault && i >= 0 ? mn_now_ms() : 0;
+			double f0 = timed ? mn_now_ms() : 0;
 
 			p[off] = 1;
-			if (per_fault && i >= 0)
+			if (timed)
 				lat[nlat++] = (mn_now_ms() - f0) * 1000;
 		}
 		munmap(p, len);

@@ -180,7 +180,7 @@ bench-signal: tests/guest/mn-signal$(EXEEXT)
 
 EXTRA_DIST += tests/bench/init tests/bench/run-bench.sh tests/robust/init \
 	tests/bench/signal-init tests/bench/run-signal.sh \
-	tests/bench/scale-init tests/bench/run-scale.sh \
+	tests/bench/scale-init tests/bench/run-scale.sh tests/bench/insn-plugin.c \
 	tests/robust/debug-kernel.sh tests/robust/debug-pressure.sh \
 	tests/robust/oom-twice.sh docs/benchmarks.md
 

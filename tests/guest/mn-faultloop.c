@@ -4,7 +4,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Usage: mn-faultloop [-s SIZE_MIB] [-r REPEATS] [-w WARMUP] [-c FILE] [-l]
+ * Usage: mn-faultloop [-s SIZE_MIB] [-r REPEATS] [-w WARMUP] [-c FILE] [-l] [-m]
  *
  * Runs WARMUP (default 2) untimed loops first. Prints one line per timed loop,
  * "loop <i> ms=<t> ns_per_fault=<t/pages>", then
@@ -13,7 +13,9 @@
  * -c FILE reads FILE to its end before each loop (untimed), so that a memory
  * cgroup full of its page cache reclaims while the loop faults; -l times
  * each fault and adds "fault_us p50=<p> p99=<p> max=<m>" over all timed
- * faults (the timing itself is counted in each).
+ * faults (the timing itself is counted in each). -m marks each timed loop
+ * for tests/bench/insn-plugin.c, which counts the guest's instructions
+ * between the marks (no-op instructions, without the plugin).
  * Exit status: 0 done, 1 mmap or FILE failed, 2 bad usage.
  */
 #include "mn-bench.h"
@@ -26,22 +28,30 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* no-ops that tests/bench/insn-plugin.c looks for: count from 1 to 2 */
+#if defined(__x86_64__)
+#define MARK(n) __asm__ volatile("nopl 0x4d4e000" #n "(%%rax)" ::: "memory")
+#else
+#define MARK(n) do { } while (0)	/* the plugin is for x86-64 guests */
+#endif
+
 int main(int argc, char **argv)
 {
 	double size_mib = 256, cache_mib = 0, *ms, *lat = NULL;
-	int repeats = 10, warmup = 2, per_fault = 0, opt, i;
+	int repeats = 10, warmup = 2, per_fault = 0, marks = 0, opt, i;
 	const char *cache = NULL;
 	size_t len, pages, nlat = 0;
 
-	while ((opt = getopt(argc, argv, "s:r:w:c:l")) != -1) {
+	while ((opt = getopt(argc, argv, "s:r:w:c:lm")) != -1) {
 		switch (opt) {
 		case 's': size_mib = atof(optarg); break;
 		case 'r': repeats = atoi(optarg); break;
 		case 'w': warmup = atoi(optarg); break;
 		case 'c': cache = optarg; break;
 		case 'l': per_fault = 1; break;
+		case 'm': marks = 1; break;
 		default:
-			fprintf(stderr, "usage: mn-faultloop [-s SIZE_MIB] [-r REPEATS] [-w WARMUP] [-c FILE] [-l]\n");
+			fprintf(stderr, "usage: mn-faultloop [-s SIZE_MIB] [-r REPEATS] [-w WARMUP] [-c FILE] [-l] [-m]\n");
 			return 2;
 		}
 	}
@@ -75,6 +85,8 @@ int main(int argc, char **argv)
 
 		if (cache)	/* the whole file: the read wraps at its end */
 			mn_refill_cache(cache, cache_mib);
+		if (marks && i >= 0)
+			MARK(1);
 		t0 = mn_now_ms();
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -91,6 +103,8 @@ int main(int argc, char **argv)
 		}
 		munmap(p, len);
 		t = mn_now_ms() - t0;
+		if (marks && i >= 0)
+			MARK(2);
 		if (i < 0)
 			continue;
 		ms[i] = t;

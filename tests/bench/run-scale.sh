@@ -72,6 +72,7 @@ trap 'rm -f "$out/scratch.img"' EXIT
 
 plugin=()
 if [ $insn = 1 ]; then
+	export MEMNOTIFY_ACCEL=tcg	# QEMU plugins count under TCG only
 	gcc -shared -fPIC -O2 -o "$out/insn-plugin.so" "$srcdir/tests/bench/insn-plugin.c" ||
 		mn_die "cannot build tests/bench/insn-plugin.c"
 fi
@@ -95,13 +96,14 @@ done
 # (put the plain kernel first: its loops with no file open are the base)
 insn_rows() {
 	local n=0 k med base
-	base=$(insn_median "${names[0]}" 0 3)
+	k=$(grep -a -m1 '^MN-SCALE: hotpath ' "$out/${names[0]}.log" | sed -n 's/.* loops=\([0-9]*\).*/\1/p')
+	base=$(insn_median "${names[0]}" 0 "${k:-3}")
 	grep -a '^MN-SCALE: hotpath ' "$out/$1.log" | tr -d '\r' | while read -r _ _ files loops _; do
 		k=${loops#loops=}
 		med=$(insn_median "$1" "$n" "$k")
 		n=$((n + k))
 		printf '  hotpath %s: %s instructions per loop (median of %s)' "$files" "${med:-none}" "$k"
-		[ -n "$med" ] && [ -n "$base" ] && [ "$1" != "${names[0]}" ] &&
+		[ -n "$med" ] && [ -n "$base" ] && { [ "$1" != "${names[0]}" ] || [ "$n" -gt "$k" ]; } &&
 			awk -v a="$med" -v b="$base" -v k="${names[0]}" \
 				'BEGIN { printf ", %.5f x %s with no file open", a / b, k }'
 		echo

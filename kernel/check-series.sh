@@ -114,7 +114,10 @@ if [ $build = 1 ]; then
 	checked "$obj" "$work/base-checks.log" "${objs[@]}" >"$work/base-checks.txt"
 fi
 
-echo "1..$(( ${#patches[@]} * (1 + build) + 6 * build ))"
+# per patch: checkpatch (and a build); then W=1 and sparse, and "taken" plus
+# "compile" for each of MEM_NOTIFY=n, MEMCG=n, KUnit, and i386's compile
+plan=$(( ${#patches[@]} * (1 + build) + 8 * build ))
+echo "1..$plan"
 n=0 fails=0
 for p in "${patches[@]}"; do
 	name=$(basename "$p" .patch)
@@ -204,4 +207,8 @@ if [ $build = 1 ]; then
 	fi
 fi
 rm -rf "$obj" "$work/obj-n" "$work/obj-nomemcg" "$work/obj-kunit" "$work/obj-i386"
+if [ "$n" != "$plan" ]; then
+	echo "# the plan said $plan points, $n were printed"
+	fails=$((fails + 1))
+fi
 [ $fails = 0 ]

@@ -49,11 +49,7 @@ while [ $# -gt 0 ]; do
 	*) echo "run-scale.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 	esac
 done
-if [ ${#names[@]} = 0 ]; then
-	names=(series)
-	images=("$("$srcdir/kernel/build.sh" --print-image --variant guest)") ||
-		mn_die "kernel/build.sh --variant guest failed"
-fi
+[ ${#names[@]} = 0 ] && names=(series) images=(guest)
 for i in "${!images[@]}"; do
 	case ${images[$i]} in
 	guest|plain|debug|wakeall)

@@ -9,12 +9,14 @@
 # kernel/build.sh) with an initramfs (tests/robust/init, busybox and the
 # static programs of tests/guest/ and tests/robust/) that checks bad and odd
 # input, counts the per-file state in /proc/slabinfo around 1000 opens and
-# closes, runs a pressure round with the classic LRU and one with MGLRU, and a 30 s open/close/fcntl(FASYNC) storm
+# closes, runs a pressure round with the classic LRU and one with MGLRU,
+# counts the statistics flushes (kprobe events) while a memory cgroup is
+# filled and emptied by its own watcher, and a 30 s open/close/fcntl(FASYNC) storm
 # of 1000 watchers while pressure comes and goes, then checks that the
 # per-file state is gone. The test fails when the kernel (also one given
 # with --kernel) lacks one of the debug options (its .config beside the
 # bzImage must have CONFIG_PROVE_LOCKING, CONFIG_DEBUG_ATOMIC_SLEEP,
-# CONFIG_KASAN and CONFIG_MEM_NOTIFY =y) or KASAN does not come up in the
+# CONFIG_KASAN, CONFIG_KPROBE_EVENTS and CONFIG_MEM_NOTIFY =y) or KASAN does not come up in the
 # guest, when the guest does not boot or does not finish, when a guest
 # check fails, or when the serial log shows a lockdep report, a KASAN
 # report, a BUG, a WARNING or an oops. The serial log is kept in
@@ -50,12 +52,12 @@ fi
 mn_tap $? "debug kernel is built" || mn_tap_done
 config=$(dirname "$kernel")/.config
 # the checks this test claims: a kernel without one of them proves nothing
-for opt in CONFIG_PROVE_LOCKING CONFIG_DEBUG_ATOMIC_SLEEP CONFIG_KASAN CONFIG_MEM_NOTIFY; do
+for opt in CONFIG_PROVE_LOCKING CONFIG_DEBUG_ATOMIC_SLEEP CONFIG_KASAN CONFIG_KPROBE_EVENTS CONFIG_MEM_NOTIFY; do
 	grep -qx "$opt=y" "$config" 2>/dev/null || { mn_tap 1 "the kernel has $opt=y ($config)"; mn_tap_done; }
 done
-echo "# $kernel: PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, KASAN"
+echo "# $kernel: PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, KASAN, KPROBE_EVENTS"
 
-progs="tests/guest/mn-watch tests/guest/mn-hog tests/guest/mn-badinput tests/guest/mn-storm tests/guest/mn-oddinput"
+progs="tests/guest/mn-watch tests/guest/mn-hog tests/guest/mn-badinput tests/guest/mn-storm tests/guest/mn-oddinput tests/guest/mn-record"
 paths=()
 for p in $progs; do paths+=("$builddir/$p"); done
 mn_vm_initramfs "$out/initramfs.cpio.gz" "$srcdir/tests/robust/init" "${paths[@]}"

@@ -181,8 +181,8 @@ debug_config() { # debug_config DIR OPTION...: DIR/bzImage with a .config of OPT
 	: >"$1/bzImage"
 	printf '%s=y\n' "${@:2}" >"$1/.config"
 }
-debug_config "$tmp/kasan" CONFIG_PROVE_LOCKING CONFIG_DEBUG_ATOMIC_SLEEP CONFIG_KASAN CONFIG_MEM_NOTIFY
-debug_config "$tmp/nokasan" CONFIG_PROVE_LOCKING CONFIG_DEBUG_ATOMIC_SLEEP CONFIG_MEM_NOTIFY
+debug_config "$tmp/kasan" CONFIG_PROVE_LOCKING CONFIG_DEBUG_ATOMIC_SLEEP CONFIG_KASAN CONFIG_KPROBE_EVENTS CONFIG_MEM_NOTIFY
+debug_config "$tmp/nokasan" CONFIG_PROVE_LOCKING CONFIG_DEBUG_ATOMIC_SLEEP CONFIG_KPROBE_EVENTS CONFIG_MEM_NOTIFY
 canned "$tmp/kasan.log" "[    0.000000] KernelAddressSanitizer initialized (generic)"
 debug_kernel() { # debug_kernel KERNEL-DIR LOG: debug-kernel.sh --kernel, fake-qemu
 	env top_srcdir="$srcdir" top_builddir="$fake_build" MEMNOTIFY_ACCEL=tcg \

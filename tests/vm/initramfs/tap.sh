@@ -16,6 +16,7 @@
 #                         in the kernel log
 #   mglru on|off          switch the multi-gen LRU and report as a result
 #                         whether /sys/kernel/mm/lru_gen/enabled took it
+#   uptime_ms             milliseconds since boot (/proc/uptime)
 
 n=0
 tap() { # tap 0|1 description [diagnostics]
@@ -48,4 +49,7 @@ mglru() { # mglru on|off
 	m_v=$(cat /sys/kernel/mm/lru_gen/enabled 2>/dev/null)
 	case $1:$m_v in on:0x0000|*:) m_r=1 ;; on:0x*|off:0x0000) m_r=0 ;; *) m_r=1 ;; esac
 	tap $m_r "MGLRU switched $1 (lru_gen/enabled=${m_v:-missing})"
+}
+uptime_ms() {
+	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
 }
